@@ -1,0 +1,114 @@
+/// \file
+/// \brief The simple glue that turns a tile scan into a scan of any length.
+///
+/// Chapters 02 to 07 each build a kernel that scans *tiles* (one tile per
+/// block). This helper makes a full scan from such a kernel, the way the
+/// readings do it ("block sums and fix-up"):
+///
+/// 1. scan every tile of the input and write each tile's total;
+/// 2. scan the array of totals, with the same tile kernel, recursively, until
+///    one tile holds them all;
+/// 3. add to every element of tile b the scanned total of tiles 0 .. b-1.
+///
+/// It moves about 4n elements through global memory (read and write in step
+/// 1, read and write again in step 3). Chapter 08 explains this glue properly
+/// and replaces it with schemes that move less.
+#pragma once
+
+#include <scan/device.cuh>
+#include <scan/registry.hpp>
+#include <scan/trace.hpp>
+
+#include <array>
+#include <cstdint>
+
+namespace scan {
+
+/// What a tile kernel is asked to do by scan_by_tiles().
+template <class T>
+struct TileLaunch {
+  const T* in = nullptr;        ///< input of this level
+  T* out = nullptr;             ///< output of this level (tile-wise scans)
+  std::int64_t n = 0;           ///< elements at this level
+  Kind kind = Kind::inclusive;  ///< the user's kind at level 0, inclusive above it
+  T* tile_totals = nullptr;     ///< where tile b writes its total (null: only one tile)
+  bool top_level = false;       ///< level 0: the level `--trace` shows
+};
+
+/// Adds the scanned total of tiles 0 .. b-1 to every element of tile b > 0.
+/// The carry goes on the *left*: the operator need not commute.
+template <class T, class Op>
+__global__ void add_tile_carries(T* data, std::int64_t n, std::int64_t tile,
+                                 const T* scanned_totals, Op op) {
+  const std::int64_t i = global_thread_index();
+  if (i >= n) return;
+  const std::int64_t tile_index = i / tile;
+  if (tile_index > 0) data[i] = op(scanned_totals[tile_index - 1], data[i]);
+}
+
+namespace detail {
+
+/// The arrays of one level of the recursion.
+template <class T>
+struct TotalsLevel {
+  T* totals = nullptr;   ///< the tile totals of the level below
+  T* scanned = nullptr;  ///< their inclusive scan
+};
+
+inline constexpr int kMaxLevels = 48;
+
+/// Takes, from `workspace`, the totals arrays for every level. Used by both
+/// reserve_by_tiles() (measuring) and scan_by_tiles() (taking), so they agree.
+template <class T>
+std::array<TotalsLevel<T>, kMaxLevels> take_levels(Workspace& workspace, std::int64_t n,
+                                                   std::int64_t tile) {
+  std::array<TotalsLevel<T>, kMaxLevels> levels{};
+  std::int64_t count = ceil_div(n, tile);
+  for (int level = 0; count > 1 && level < kMaxLevels; ++level) {
+    levels[level].totals = workspace.take<T>(static_cast<std::size_t>(count));
+    levels[level].scanned = workspace.take<T>(static_cast<std::size_t>(count));
+    count = ceil_div(count, tile);
+  }
+  return levels;
+}
+
+template <class T, class Op, class TileScan>
+void scan_level(const T* in, T* out, std::int64_t n, Kind kind, std::int64_t tile,
+                const std::array<TotalsLevel<T>, kMaxLevels>& levels, int level, Op op,
+                cudaStream_t stream, Trace* trace, TileScan& scan_tiles) {
+  const std::int64_t tiles = ceil_div(n, tile);
+  TileLaunch<T> launch{in, out, n, kind, tiles > 1 ? levels[level].totals : nullptr, level == 0};
+  scan_tiles(launch);
+  if (tiles == 1) return;
+  if (level == 0 && trace != nullptr) trace->snapshot("tiles scanned", out);
+  // The totals are scanned inclusively whatever the user's kind: tile b needs
+  // everything in tiles 0 .. b-1.
+  scan_level(levels[level].totals, levels[level].scanned, tiles, Kind::inclusive, tile, levels,
+             level + 1, op, stream, trace, scan_tiles);
+  add_tile_carries<<<grid_size(n, 256), 256, 0, stream>>>(out, n, tile, levels[level].scanned, op);
+  SCAN_CUDA_LAUNCH();
+  if (level == 0 && trace != nullptr) trace->snapshot("carries added", out);
+}
+
+}  // namespace detail
+
+/// Reserves what scan_by_tiles() takes for n elements and tiles of `tile`.
+template <class T>
+void reserve_by_tiles(Workspace& workspace, std::int64_t n, std::int64_t tile) {
+  (void)detail::take_levels<T>(workspace, n, tile);
+}
+
+/// Scans r.in into r.out with a tile-scan kernel and the block-sum fix-up.
+///
+/// `scan_tiles(const TileLaunch<T>&)` must launch, on r.stream, a kernel that
+/// scans every `tile`-element tile of launch.in into launch.out (reading
+/// through load_for_scan() with launch.kind) and, when launch.tile_totals is
+/// not null, writes tile b's total to launch.tile_totals[b].
+template <class T, class Op, class TileScan>
+void scan_by_tiles(const ScanRequest<T>& r, Op op, std::int64_t tile, TileScan&& scan_tiles) {
+  Workspace workspace = r.workspace;
+  const auto levels = detail::take_levels<T>(workspace, r.n, tile);
+  detail::scan_level(r.in, r.out, r.n, r.kind, tile, levels, 0, op, r.stream, r.trace, scan_tiles);
+}
+
+}  // namespace scan

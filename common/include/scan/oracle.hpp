@@ -1,0 +1,67 @@
+/// \file
+/// \brief The sequential reference scan, accumulating in a wider type.
+///
+/// This is the oracle every result is checked against. It is the plain loop
+/// of chapter 01 with one change: sums are accumulated in a wider type
+/// (int64 for int32, uint64 for uint32, double for float, long double for
+/// double), so the reference is as close to the exact value as we can cheaply
+/// get. Converting the wide integer sum back to T keeps the low bits, which
+/// is exactly the wrap-around the GPU's integer adders perform.
+#pragma once
+
+#include <scan/ops.hpp>
+#include <scan/types.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace scan {
+
+/// The accumulator type of the oracle for T under Op: wider for sums, T itself
+/// for the operators that never round or overflow (max, min, affine).
+template <class T, class Op>
+struct oracle_accumulator {
+  using type = T;
+};
+template <> struct oracle_accumulator<std::int32_t, Add> { using type = std::int64_t; };
+template <> struct oracle_accumulator<std::uint32_t, Add> { using type = std::uint64_t; };
+template <> struct oracle_accumulator<float, Add> { using type = double; };
+template <> struct oracle_accumulator<double, Add> { using type = long double; };
+
+/// Shorthand for oracle_accumulator<T, Op>::type.
+template <class T, class Op>
+using oracle_accumulator_t = typename oracle_accumulator<T, Op>::type;
+
+/// Visits the reference scan one element at a time:
+/// `visit(i, reference_i)` with the wide value of out[i].
+///
+/// With `segment` > 0 the scan restarts every `segment` elements (a
+/// tile-wise scan, the output of a block-level building block); 0 scans the
+/// whole array.
+template <class T, class Op, class Visit>
+void for_each_reference(const T* in, std::int64_t n, Kind kind, Op op, std::int64_t segment,
+                        Visit&& visit) {
+  using Acc = oracle_accumulator_t<T, Op>;
+  const Acc identity = static_cast<Acc>(Op::template identity<T>());
+  Acc running = identity;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (segment > 0 && i % segment == 0) running = identity;
+    if (kind == Kind::exclusive) {
+      visit(i, running);
+      running = op(running, static_cast<Acc>(in[i]));
+    } else {
+      running = op(running, static_cast<Acc>(in[i]));
+      visit(i, running);
+    }
+  }
+}
+
+/// The oracle: out[i] = reference scan of in, converted back to T.
+template <class T, class Op>
+void reference_scan(const T* in, T* out, std::int64_t n, Kind kind, Op op,
+                    std::int64_t segment = 0) {
+  for_each_reference(in, n, kind, op, segment,
+                     [&](std::int64_t i, auto value) { out[i] = static_cast<T>(value); });
+}
+
+}  // namespace scan

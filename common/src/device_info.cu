@@ -1,0 +1,112 @@
+#include <scan/device_buffer.hpp>
+#include <scan/device_info.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace scan {
+namespace {
+
+/// The kernel driver's release, e.g. "580.159.04", read from the Linux
+/// driver's proc file; empty where that file does not exist.
+std::string read_driver_release() {
+  std::ifstream file("/proc/driver/nvidia/version");
+  std::string word, previous;
+  while (file >> word) {
+    if (previous == "Module") return word;  // "... Kernel Module  580.159.04  ..."
+    previous = word;
+  }
+  return {};
+}
+
+int attribute(cudaDeviceAttr attr, int device) {
+  int value = 0;
+  SCAN_CUDA(cudaDeviceGetAttribute(&value, attr, device));
+  return value;
+}
+
+/// A grid-stride copy with 16-byte accesses where the buffers allow it.
+__global__ void copy_kernel(const int4* __restrict__ src, int4* __restrict__ dst, std::size_t count) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += stride) {
+    dst[i] = src[i];
+  }
+}
+
+}  // namespace
+
+void require_device() {
+  int count = 0;
+  SCAN_CUDA(cudaGetDeviceCount(&count));
+  if (count == 0) throw CudaError(cudaErrorNoDevice, "no CUDA device found (cudaGetDeviceCount returned 0)");
+}
+
+DeviceInfo query_device() {
+  require_device();
+  DeviceInfo info;
+  SCAN_CUDA(cudaGetDevice(&info.ordinal));
+  cudaDeviceProp props{};
+  SCAN_CUDA(cudaGetDeviceProperties(&props, info.ordinal));
+  info.name = props.name;
+  info.cc_major = props.major;
+  info.cc_minor = props.minor;
+  info.sm_count = attribute(cudaDevAttrMultiProcessorCount, info.ordinal);
+  info.l2_bytes = static_cast<std::size_t>(attribute(cudaDevAttrL2CacheSize, info.ordinal));
+  // Theoretical bandwidth: two transfers per clock (double data rate) times
+  // the bus width in bytes. The clock attribute is in kHz.
+  const double clock_hz = 1e3 * attribute(cudaDevAttrMemoryClockRate, info.ordinal);
+  const double bus_bytes = attribute(cudaDevAttrGlobalMemoryBusWidth, info.ordinal) / 8.0;
+  info.peak_gbps = 2.0 * clock_hz * bus_bytes / 1e9;
+  SCAN_CUDA(cudaMemGetInfo(&info.free_bytes, &info.total_bytes));
+  SCAN_CUDA(cudaRuntimeGetVersion(&info.runtime_version));
+  SCAN_CUDA(cudaDriverGetVersion(&info.driver_api_version));
+  info.driver_release = read_driver_release();
+  return info;
+}
+
+std::string cuda_version_string(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+std::string describe(const DeviceInfo& info) {
+  std::ostringstream text;
+  text << info.name << " (sm_" << info.cc_major << info.cc_minor << ", " << info.sm_count
+       << " SMs, " << format_bytes(info.l2_bytes) << " L2, " << format_bytes(info.total_bytes)
+       << ", peak " << static_cast<long>(info.peak_gbps + 0.5) << " GB/s); CUDA runtime "
+       << cuda_version_string(info.runtime_version) << ", driver "
+       << (info.driver_release.empty() ? "" : info.driver_release + " ") << "(CUDA "
+       << cuda_version_string(info.driver_api_version) << ")";
+  return text.str();
+}
+
+TimingStats measure_copy(std::size_t bytes, int warmup, int reps, cudaStream_t stream) {
+  DeviceBuffer<std::byte> src(bytes), dst(bytes);
+  SCAN_CUDA(cudaMemset(src.data(), 0x5A, bytes));
+  return time_device(
+      [&] {
+        SCAN_CUDA(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, stream));
+      },
+      warmup, reps, stream);
+}
+
+TimingStats measure_copy_kernel(std::size_t bytes, int warmup, int reps, cudaStream_t stream) {
+  const std::size_t vectors = (bytes + sizeof(int4) - 1) / sizeof(int4);
+  DeviceBuffer<int4> src(vectors), dst(vectors);
+  SCAN_CUDA(cudaMemset(src.data(), 0x5A, src.bytes()));
+  int device = 0, sms = 0;
+  SCAN_CUDA(cudaGetDevice(&device));
+  SCAN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  constexpr int kThreads = 256;
+  const std::size_t wanted = (vectors + kThreads - 1) / kThreads;
+  const int blocks = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(wanted, 8u * sms)));
+  return time_device(
+      [&] {
+        copy_kernel<<<blocks, kThreads, 0, stream>>>(src.data(), dst.data(), vectors);
+        SCAN_CUDA_LAUNCH();
+      },
+      warmup, reps, stream);
+}
+
+}  // namespace scan

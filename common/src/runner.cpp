@@ -1,0 +1,441 @@
+#include <scan/baselines.hpp>
+#include <scan/cli.hpp>
+#include <scan/device_info.hpp>
+#include <scan/error.hpp>
+#include <scan/generate.hpp>
+#include <scan/harness.hpp>
+#include <scan/runner.hpp>
+#include <scan/verify.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace scan {
+namespace {
+
+enum class Status { pass, fail, skip, reference };
+
+/// One line of the results table.
+struct Row {
+  std::string name;
+  Status status = Status::pass;
+  std::string note;       ///< why a row was skipped, or what a building block scans
+  bool timed = false;
+  TimingStats timing;
+  bool is_cub = false;
+};
+
+const char* status_text(Status s) {
+  switch (s) {
+    case Status::pass: return "PASS";
+    case Status::fail: return "FAIL";
+    case Status::skip: return "SKIP";
+    case Status::reference: return "-";
+  }
+  return "?";
+}
+
+std::string format_count(std::int64_t n) {
+  std::string text = std::to_string(n);
+  for (int shift : {30, 20, 10}) {
+    if (n >= (std::int64_t{1} << shift) && n % (std::int64_t{1} << shift) == 0) {
+      return text + " (" + std::to_string(n >> shift) + "KMG"[shift / 10 - 1] + ")";
+    }
+  }
+  return text;
+}
+
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+/// The variants a run selects, after checking the request against each.
+std::vector<const Variant*> select_variants(const Chapter& chapter, const Options& o) {
+  std::vector<const Variant*> chosen;
+  if (o.variant == "all" || o.variant == "sweep") {
+    const bool tuning = o.variant == "sweep";
+    for (const auto& v : chapter.variants) {
+      if (v.info.tuning == tuning && v.supports(o.dtype, o.op)) chosen.push_back(&v);
+    }
+    if (chosen.empty()) {
+      throw UsageError(chapter.program() + " has no " +
+                       (tuning ? "tuning points" : "variants") + " built for " +
+                       std::string(dtype_name(o.dtype)) + " " + std::string(op_name(o.op)));
+    }
+    return chosen;
+  }
+  const Variant* v = chapter.find(o.variant);
+  if (v == nullptr) {
+    std::string names;
+    for (const auto& each : chapter.variants) {
+      if (!each.info.tuning) names += (names.empty() ? "" : ", ") + each.info.name;
+    }
+    throw UsageError("unknown variant '" + o.variant + "' for " + chapter.program() +
+                     "; variants: " + names + " (see --list)");
+  }
+  if (!v->supports(o.dtype, o.op)) {
+    throw UsageError("variant '" + v->info.name + "' is not built for " +
+                     std::string(dtype_name(o.dtype)) + " " + std::string(op_name(o.op)) +
+                     " (tuning points are built for int32 and float sums)");
+  }
+  if (o.n > v->info.max_n) {
+    throw UsageError("variant '" + v->info.name + "' takes n <= " + std::to_string(v->info.max_n) +
+                     ": " + v->info.max_n_reason);
+  }
+  return {v};
+}
+
+void check_block_option(const std::vector<const Variant*>& variants, const Options& o) {
+  if (o.block == 0) return;
+  for (const Variant* v : variants) {
+    if (!v->info.takes_block) {
+      std::cerr << "note: --block does not apply to '" << v->info.name << "' (its shape is fixed)\n";
+    } else if (o.block < v->info.block_min) {
+      throw UsageError("--block " + std::to_string(o.block) + " is too small for '" + v->info.name +
+                       "', which needs at least " + std::to_string(v->info.block_min));
+    }
+  }
+}
+
+template <class T>
+void print_trace(std::ostream& out, const std::string& name, const std::vector<T>& input,
+                 const Trace& trace) {
+  out << "\ntrace of " << name << ":\n";
+  // The input first, then one row per recorded step; '-' marks a poisoned
+  // (not yet written) element.
+  std::vector<std::string> labels{"input"};
+  std::vector<std::vector<T>> values{input};
+  for (const auto& row : trace.rows()) {
+    labels.push_back(row.label);
+    std::vector<T> decoded(static_cast<std::size_t>(trace.n()));
+    std::memcpy(decoded.data(), row.data.data(), decoded.size() * sizeof(T));
+    values.push_back(std::move(decoded));
+  }
+  std::size_t label_width = 0, value_width = 1;
+  std::vector<std::vector<std::string>> cells;
+  for (std::size_t r = 0; r < values.size(); ++r) {
+    label_width = std::max(label_width, labels[r].size());
+    std::vector<std::string> texts;
+    for (const T& value : values[r]) {
+      texts.push_back(detail::same_bits(value, poison_value<T>()) ? "-" : format_value(value));
+      value_width = std::max(value_width, texts.back().size());
+    }
+    cells.push_back(std::move(texts));
+  }
+  for (std::size_t r = 0; r < cells.size(); ++r) {
+    out << "  " << labels[r] << std::string(label_width - labels[r].size(), ' ') << " |";
+    for (const auto& v : cells[r]) out << ' ' << std::string(value_width - v.size(), ' ') << v;
+    out << '\n';
+  }
+  if (trace.rows().empty()) out << "  (this variant records no steps)\n";
+}
+
+template <class T>
+std::string join_values(const std::vector<T>& values) {
+  std::string text;
+  for (const auto& v : values) {
+    if (!text.empty()) text += ' ';
+    text += format_value(v);
+  }
+  return text;
+}
+
+/// Everything a typed run produces, for printing.
+struct RunResult {
+  std::vector<Row> rows;
+  double copy_ms = 0;       ///< the copy ceiling's median
+  double bytes = 0;         ///< 2 n sizeof(T)
+  bool any_failed = false;
+};
+
+template <class T, class Op>
+RunResult run_typed(const Chapter& chapter, const Options& o,
+                    const std::vector<const Variant*>& variants, const DeviceInfo* device) {
+  RunResult result;
+  std::vector<T> input;
+  if (o.input) {
+    for (std::size_t i = 0; i < o.input->size(); ++i) {
+      input.push_back(parse_value<T>((*o.input)[i], i + 1));
+    }
+  } else {
+    input = generate_input<T>(o.n, o.seed);
+  }
+  const std::int64_t n = static_cast<std::int64_t>(input.size());
+  result.bytes = 2.0 * static_cast<double>(n) * sizeof(T);
+
+  std::vector<const Variant*> all = variants;
+  if (chapter.where == Where::device && o.baselines) all.push_back(&cub_variant());
+
+  if (device != nullptr) {
+    // Refuse, with a reason, what the device cannot hold.
+    std::size_t largest_workspace = 0;
+    for (const Variant* v : all) {
+      if (n <= v->info.max_n) {
+        largest_workspace = std::max(
+            largest_workspace, v->workspace_bytes(o.dtype, o.op, n, v->block_for(o.block)));
+      }
+    }
+    const std::size_t needed = 2 * static_cast<std::size_t>(n) * sizeof(T) + largest_workspace;
+    if (needed > device->free_bytes) {
+      throw UsageError("n = " + std::to_string(n) + " " + std::string(dtype_name(o.dtype)) +
+                       " needs " + format_bytes(needed) +
+                       " of device memory (input, output, workspace) but " +
+                       format_bytes(device->free_bytes) + " is free; choose a smaller --n");
+    }
+  }
+
+  Harness<T> harness(chapter.where, std::move(input));
+  const bool timing = !o.input && !o.trace && n > 0;
+  if (o.input && o.format == OutputFormat::table) {
+    std::cout << "input:  " << join_values(harness.input()) << "\n";
+  }
+
+  for (const Variant* v : all) {
+    Row row;
+    row.name = v->info.name;
+    row.is_cub = v == &cub_variant();
+    if (v->info.segment > 0) row.note = "tile-wise scan of " + std::to_string(v->info.segment) + "-element tiles";
+    if (n > v->info.max_n) {
+      row.status = Status::skip;
+      row.note = "n > " + std::to_string(v->info.max_n) + ": " + v->info.max_n_reason;
+      result.rows.push_back(row);
+      continue;
+    }
+    const int block = v->block_for(o.block);
+    Trace trace(n, sizeof(T));
+    const std::vector<T> output = harness.run_once(*v, o.op, o.kind, block, o.trace ? &trace : nullptr);
+    VerifyReport report = verify_scan(harness.input(), output, o.kind, Op{}, v->info.segment);
+    if (o.trace && o.format == OutputFormat::table) print_trace<T>(std::cout, v->info.name, harness.input(), trace);
+    if (o.input && o.format == OutputFormat::table) {
+      std::cout << v->info.name << ": " << join_values(output) << "\n";
+    }
+    if (report.ok && timing) {
+      row.timing = harness.time(*v, o.op, o.kind, block, o.warmup, o.reps);
+      row.timed = true;
+      // The timed runs wrote a freshly poisoned output: check it too.
+      report = verify_scan(harness.input(), harness.output(), o.kind, Op{}, v->info.segment);
+    }
+    if (!report.ok) {
+      row.status = Status::fail;
+      row.timed = false;
+      result.any_failed = true;
+      std::cerr << "FAIL: " << chapter.program() << " variant '" << v->info.name << "', n = " << n
+                << ", " << dtype_name(o.dtype) << " " << op_name(o.op) << " " << kind_name(o.kind)
+                << ", seed " << o.seed << ":\n  " << report.describe() << "\n";
+    }
+    result.rows.push_back(row);
+  }
+
+  if (timing && o.baselines) {
+    Row copy;
+    copy.name = chapter.where == Where::device ? "copy (cudaMemcpy D2D)" : "copy (memcpy)";
+    copy.status = Status::reference;
+    copy.timed = true;
+    copy.timing = harness.time_copy(o.warmup, o.reps);
+    result.copy_ms = copy.timing.median_ms;
+    result.rows.push_back(copy);
+  }
+  return result;
+}
+
+void print_table(const Chapter& chapter, const RunResult& r, std::int64_t n) {
+  double cub_ms = 0;
+  for (const auto& row : r.rows) {
+    if (row.is_cub && row.timed) cub_ms = row.timing.median_ms;
+  }
+  const double copy_gbps = r.copy_ms > 0 ? gigabytes_per_second(r.bytes, r.copy_ms) : 0;
+  std::size_t width = 8;
+  for (const auto& row : r.rows) width = std::max(width, row.name.size());
+  const auto pad = [&](const std::string& s, std::size_t w) {
+    return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
+  };
+  const auto right = [](const std::string& s, std::size_t w) {
+    return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
+  };
+  std::cout << "\n" << pad("variant", width) << right("median ms", 12) << right("GB/s", 10)
+            << right("% copy", 9) << right("x CUB", 8) << "  check\n";
+  for (const auto& row : r.rows) {
+    std::cout << pad(row.name, width);
+    if (row.timed) {
+      const double gbps = gigabytes_per_second(r.bytes, row.timing.median_ms);
+      std::cout << right(fixed(row.timing.median_ms, 4), 12) << right(fixed(gbps, 1), 10)
+                << right(copy_gbps > 0 ? fixed(100.0 * gbps / copy_gbps, 1) + "%" : "-", 9)
+                << right(cub_ms > 0 && row.status != Status::reference
+                             ? fixed(cub_ms / row.timing.median_ms, 2)
+                             : "-",
+                         8);
+    } else {
+      std::cout << right("-", 12) << right("-", 10) << right("-", 9) << right("-", 8);
+    }
+    std::cout << "  " << status_text(row.status);
+    if (!row.note.empty()) std::cout << "  (" << row.note << ")";
+    std::cout << "\n";
+  }
+  if (n > 0 && n < (std::int64_t{1} << 22) && chapter.where == Where::device) {
+    std::cout << "\nnote: below about 2^22 elements the data sit in L2 and launch latency "
+                 "dominates; these times say little about DRAM bandwidth.\n";
+  }
+}
+
+void print_csv(const Chapter& chapter, const Options& o, const RunResult& r, std::int64_t n,
+               const std::string& device_line) {
+  double cub_ms = 0;
+  for (const auto& row : r.rows) {
+    if (row.is_cub && row.timed) cub_ms = row.timing.median_ms;
+  }
+  if (!device_line.empty()) std::cout << "# device: " << device_line << "\n";
+  std::cout << "program,variant,n,type,op,kind,status,median_ms,min_ms,max_ms,gbps,copy_fraction,x_cub\n";
+  for (const auto& row : r.rows) {
+    std::cout << chapter.program() << ',' << row.name << ',' << n << ',' << dtype_name(o.dtype) << ','
+              << op_name(o.op) << ',' << kind_name(o.kind) << ',' << status_text(row.status) << ',';
+    if (row.timed) {
+      const double gbps = gigabytes_per_second(r.bytes, row.timing.median_ms);
+      std::cout << fixed(row.timing.median_ms, 6) << ',' << fixed(row.timing.min_ms, 6) << ','
+                << fixed(row.timing.max_ms, 6) << ',' << fixed(gbps, 2) << ','
+                << (r.copy_ms > 0 ? fixed(r.copy_ms / row.timing.median_ms, 4) : "") << ','
+                << (cub_ms > 0 && row.status != Status::reference ? fixed(cub_ms / row.timing.median_ms, 4) : "");
+    } else {
+      std::cout << ",,,,,";
+    }
+    std::cout << "\n";
+  }
+}
+
+void print_json(const Chapter& chapter, const Options& o, const RunResult& r, std::int64_t n,
+                const std::string& device_line) {
+  double cub_ms = 0;
+  for (const auto& row : r.rows) {
+    if (row.is_cub && row.timed) cub_ms = row.timing.median_ms;
+  }
+  std::cout << "{\n  \"program\": \"" << chapter.program() << "\",\n  \"device\": \""
+            << json_escape(device_line) << "\",\n  \"n\": " << n << ",\n  \"type\": \""
+            << dtype_name(o.dtype) << "\",\n  \"op\": \"" << op_name(o.op) << "\",\n  \"kind\": \""
+            << kind_name(o.kind) << "\",\n  \"seed\": " << o.seed << ",\n  \"reps\": " << o.reps
+            << ",\n  \"warmup\": " << o.warmup << ",\n  \"rows\": [";
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const auto& row = r.rows[i];
+    std::cout << (i ? ",\n" : "\n") << "    {\"variant\": \"" << json_escape(row.name)
+              << "\", \"status\": \"" << status_text(row.status) << "\"";
+    if (!row.note.empty()) std::cout << ", \"note\": \"" << json_escape(row.note) << "\"";
+    if (row.timed) {
+      const double gbps = gigabytes_per_second(r.bytes, row.timing.median_ms);
+      std::cout << ", \"median_ms\": " << fixed(row.timing.median_ms, 6)
+                << ", \"min_ms\": " << fixed(row.timing.min_ms, 6)
+                << ", \"max_ms\": " << fixed(row.timing.max_ms, 6) << ", \"gbps\": " << fixed(gbps, 2);
+      if (r.copy_ms > 0) std::cout << ", \"copy_fraction\": " << fixed(r.copy_ms / row.timing.median_ms, 4);
+      if (cub_ms > 0 && row.status != Status::reference) {
+        std::cout << ", \"x_cub\": " << fixed(cub_ms / row.timing.median_ms, 4);
+      }
+    }
+    std::cout << "}";
+  }
+  std::cout << "\n  ]\n}\n";
+}
+
+int run_chapter_or_throw(const Chapter& chapter, int argc, char** argv) {
+  const Options o = parse_options(std::vector<std::string>(argv + 1, argv + argc));
+  if (o.help) {
+    std::cout << usage_text(chapter);
+    return kExitOk;
+  }
+  if (o.list) {
+    for (const auto& v : chapter.variants) {
+      std::cout << v.info.name << (v.info.tuning ? "  [tuning]" : "") << "\n    " << v.info.summary << "\n";
+      if (v.info.max_n != kNoLimit) std::cout << "    n <= " << v.info.max_n << ": " << v.info.max_n_reason << "\n";
+    }
+    return kExitOk;
+  }
+  const auto variants = select_variants(chapter, o);
+  check_block_option(variants, o);
+  if (o.input) {
+    // Bad values are bad usage, whatever the machine: check them before the device.
+    visit_combo(o.dtype, o.op, [&]<class T, class Op>() {
+      for (std::size_t i = 0; i < o.input->size(); ++i) (void)parse_value<T>((*o.input)[i], i + 1);
+    });
+  }
+
+  std::string device_line;
+  DeviceInfo device;
+  if (chapter.where == Where::device) {
+    device = query_device();  // throws CudaError (exit 3) without a usable device
+    device_line = describe(device);
+  } else {
+    device_line = "host, " + std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " threads";
+  }
+
+  if (o.format == OutputFormat::table) {
+    std::cout << chapter.program() << ": " << chapter.title << "\n"
+              << (chapter.where == Where::device ? "device: " : "") << device_line << "\n"
+              << "input:  n = " << format_count(o.n) << " " << dtype_name(o.dtype) << ", op "
+              << op_name(o.op) << ", " << kind_name(o.kind) << " scan, seed " << o.seed;
+    if (!o.input && !o.trace) std::cout << "; median of " << o.reps << " runs after " << o.warmup << " warm-ups";
+    std::cout << "\n";
+    if (o.input) std::cout << "\n";
+  }
+
+  RunResult result;
+  visit_combo(o.dtype, o.op, [&]<class T, class Op>() {
+    result = run_typed<T, Op>(chapter, o, variants, chapter.where == Where::device ? &device : nullptr);
+  });
+
+  switch (o.format) {
+    case OutputFormat::table:
+      if (!o.input && !o.trace) print_table(chapter, result, o.n);
+      else {
+        std::cout << "\n";
+        for (const auto& row : result.rows) {
+          std::cout << row.name << ": " << status_text(row.status);
+          if (!row.note.empty()) std::cout << " (" << row.note << ")";
+          std::cout << "\n";
+        }
+      }
+      break;
+    case OutputFormat::csv: print_csv(chapter, o, result, o.n, device_line); break;
+    case OutputFormat::json: print_json(chapter, o, result, o.n, device_line); break;
+  }
+  return result.any_failed ? kExitWrongResult : kExitOk;
+}
+
+}  // namespace
+
+int run_chapter(const Chapter& chapter, int argc, char** argv) {
+  const std::string program = chapter.program();
+  try {
+    return run_chapter_or_throw(chapter, argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const CudaError& e) {
+    std::cerr << program << ": CUDA error: " << e.what() << "\n";
+    return kExitCuda;
+  } catch (const std::bad_alloc&) {
+    std::cerr << program << ": out of host memory for this n; choose a smaller --n\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": internal error: " << e.what() << "\n";
+    return kExitCuda;
+  }
+}
+
+}  // namespace scan

@@ -1,0 +1,49 @@
+// Test support: GPU availability, running the built programs, the generic suite.
+#pragma once
+
+#include <scan/registry.hpp>
+
+#include <string>
+#include <vector>
+
+namespace scan::test {
+
+/// Whether a usable CUDA device exists, and if not, the runtime's reason.
+struct GpuStatus {
+  bool available = false;
+  std::string reason;
+};
+
+/// Asked once per process.
+const GpuStatus& gpu_status();
+
+/// For GPU tests: returns if a device is usable; otherwise SKIPs with the
+/// reason, or FAILs when the environment sets SCAN_REQUIRE_GPU=1 (so a GPU
+/// run cannot pass by skipping).
+void require_gpu();
+
+/// What a program printed and how it ended.
+struct ProgramResult {
+  int exit_code = -1;
+  std::string output;  ///< stdout and stderr together
+};
+
+/// Runs a program from the build's bin/ folder (the folder this test
+/// program lives in) with `arguments`; `environment` is prefixed to the
+/// command ("CUDA_VISIBLE_DEVICES=").
+ProgramResult run_program(const std::string& program, const std::string& arguments,
+                          const std::string& environment = "");
+
+/// The chapter with this number ("02"), failing the test if it was not built.
+const Chapter& chapter_by_number(const std::string& number);
+
+/// The generic suite (DESIGN.md, "Tests") for every variant of a chapter:
+/// odd sizes around warps, blocks and tiles, every type and operator, the
+/// non-commutative operator, inclusive and exclusive, n = 0, and two runs on
+/// one input agreeing. GPU chapters require a device (require_gpu()).
+void run_generic_suite(const Chapter& chapter);
+
+/// The sizes the suite uses for a variant at block size `block`.
+std::vector<std::int64_t> suite_sizes(const Variant& variant, int block, Where where);
+
+}  // namespace scan::test

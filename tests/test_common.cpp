@@ -1,0 +1,275 @@
+// CPU tests of the common library: operators, generators, oracle,
+// verification, timing statistics, command-line parsing, workspace, registry.
+#include <scan/cli.hpp>
+#include <scan/error.hpp>
+#include <scan/generate.hpp>
+#include <scan/oracle.hpp>
+#include <scan/registry.hpp>
+#include <scan/timing.hpp>
+#include <scan/verify.hpp>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <vector>
+
+using namespace scan;
+using Catch::Matchers::ContainsSubstring;
+
+TEST_CASE("operators have identities on both sides", "[cpu][ops]") {
+  for_each_combo<ScanCombos>([]<class T, class Op>() {
+    const Op op;
+    for (T x : generate_input<T>(100, 7)) {
+      CHECK(op(Op::template identity<T>(), x) == x);
+      CHECK(op(x, Op::template identity<T>()) == x);
+    }
+  });
+  CHECK(Max::identity<float>() == -std::numeric_limits<float>::infinity());
+  CHECK(Min::identity<std::int32_t>() == std::numeric_limits<std::int32_t>::max());
+}
+
+TEST_CASE("affine composition is associative but not commutative", "[cpu][ops]") {
+  const AffineCompose op;
+  const auto words = generate_input<std::uint32_t>(300, 11);
+  for (std::size_t i = 0; i + 2 < words.size(); i += 3) {
+    const auto f = words[i], g = words[i + 1], h = words[i + 2];
+    CHECK(op(op(f, g), h) == op(f, op(g, h)));
+  }
+  int differ = 0;
+  for (std::size_t i = 0; i + 1 < words.size(); i += 2) differ += op(words[i], words[i + 1]) != op(words[i + 1], words[i]);
+  CHECK(differ > 140);  // almost every random pair fails to commute
+  // op(f, g) means "first f, then g": f(x) = 3x + 1, g(x) = 2x + 5, g(f(x)) = 6x + 7.
+  CHECK(op((3u << 16) | 1u, (2u << 16) | 5u) == ((6u << 16) | 7u));
+}
+
+TEST_CASE("generators are reproducible, varied and in range", "[cpu][generate]") {
+  CHECK(generate_input<float>(1000, 5) == generate_input<float>(1000, 5));
+  CHECK(generate_input<float>(1000, 5) != generate_input<float>(1000, 6));
+  // Large inputs are filled by several threads; they must equal a prefix of
+  // the same stream filled by one.
+  const auto big = generate_input<std::int32_t>((1 << 21) + 3, 9);
+  const auto small = generate_input<std::int32_t>(1000, 9);
+  CHECK(std::equal(small.begin(), small.end(), big.begin()));
+
+  const auto ints = generate_input<std::int32_t>(100000, 3);
+  CHECK(*std::min_element(ints.begin(), ints.end()) >= -1000);
+  CHECK(*std::max_element(ints.begin(), ints.end()) <= 1000);
+  CHECK(*std::min_element(ints.begin(), ints.end()) < 0);
+  CHECK(std::set<std::int32_t>(ints.begin(), ints.end()).size() > 1900);
+
+  const auto words = generate_input<std::uint32_t>(100000, 3);
+  CHECK(*std::max_element(words.begin(), words.end()) > (1u << 31));
+
+  const auto reals = generate_input<double>(100000, 3);
+  for (double x : reals) CHECK((x >= -4.0 && x <= 4.0 && x * 256 == std::floor(x * 256)));
+
+  const auto tiny = generate_input<float>(5000, 4, Distribution::small_integers);
+  for (float x : tiny) CHECK((x >= -8 && x <= 8 && x == std::floor(x)));
+}
+
+TEST_CASE("the oracle reproduces the worked example", "[cpu][oracle]") {
+  const std::vector<std::int32_t> in = {3, 1, 7, 0, 4, 1, 6, 3};
+  std::vector<std::int32_t> out(in.size());
+  reference_scan(in.data(), out.data(), 8, Kind::inclusive, Add{});
+  CHECK(out == std::vector<std::int32_t>{3, 4, 11, 11, 15, 16, 22, 25});
+  reference_scan(in.data(), out.data(), 8, Kind::exclusive, Add{});
+  CHECK(out == std::vector<std::int32_t>{0, 3, 4, 11, 11, 15, 16, 22});
+  reference_scan(in.data(), out.data(), 8, Kind::inclusive, Max{});
+  CHECK(out == std::vector<std::int32_t>{3, 3, 7, 7, 7, 7, 7, 7});
+  // Tile-wise: segments of 3 restart.
+  reference_scan(in.data(), out.data(), 8, Kind::inclusive, Add{}, 3);
+  CHECK(out == std::vector<std::int32_t>{3, 4, 11, 0, 4, 5, 6, 9});
+}
+
+TEST_CASE("the oracle accumulates wide and wraps like the hardware", "[cpu][oracle]") {
+  const std::vector<std::uint32_t> in = {0xFFFFFFFFu, 2u};
+  std::vector<std::uint32_t> out(2);
+  reference_scan(in.data(), out.data(), 2, Kind::inclusive, Add{});
+  CHECK(out[1] == 1u);
+  // A float sum where float accumulation would lose the small terms.
+  std::vector<float> big(1001, 1.0f);
+  big[0] = 16777216.0f;  // 2^24: adding 1.0f to it in float does nothing
+  std::vector<float> scanned(big.size());
+  reference_scan(big.data(), scanned.data(), 1001, Kind::inclusive, Add{});
+  CHECK(scanned.back() == 16778216.0f);
+}
+
+TEST_CASE("verification accepts the right answer and explains a wrong one", "[cpu][verify]") {
+  const auto in = generate_input<std::int32_t>(1000, 2);
+  std::vector<std::int32_t> out(in.size());
+  reference_scan(in.data(), out.data(), 1000, Kind::inclusive, Add{});
+  CHECK(verify_scan(in, out, Kind::inclusive, Add{}).ok);
+
+  auto wrong = out;
+  wrong[512] += 1;
+  wrong[700] = poison_value<std::int32_t>();
+  const VerifyReport report = verify_scan(in, wrong, Kind::inclusive, Add{});
+  CHECK_FALSE(report.ok);
+  CHECK(report.first_bad == 512);
+  CHECK(report.wrong == 2);
+  CHECK(report.expected == std::to_string(out[512]));
+  CHECK(report.got == std::to_string(out[512] + 1));
+  CHECK(report.neighbourhood.size() == 7);
+  CHECK_THAT(report.describe(), ContainsSubstring("2 of 1000 elements wrong; first at index 512"));
+
+  const VerifyReport unwritten = verify_scan(in, std::vector<std::int32_t>(1000, poison_value<std::int32_t>()),
+                                             Kind::inclusive, Add{});
+  CHECK(unwritten.wrong == 1000);
+  CHECK_THAT(unwritten.describe(), ContainsSubstring("poison: never written"));
+}
+
+TEST_CASE("exclusive and non-commutative results are checked in order", "[cpu][verify]") {
+  const auto in = generate_input<std::uint32_t>(300, 8);
+  std::vector<std::uint32_t> out(in.size());
+  reference_scan(in.data(), out.data(), 300, Kind::exclusive, AffineCompose{});
+  CHECK(out[0] == AffineCompose::identity<std::uint32_t>());
+  CHECK(verify_scan(in, out, Kind::exclusive, AffineCompose{}).ok);
+  // The same prefixes combined in the other order are wrong.
+  std::vector<std::uint32_t> swapped(in.size());
+  std::uint32_t running = AffineCompose::identity<std::uint32_t>();
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    swapped[i] = running;
+    running = AffineCompose{}(in[i], running);
+  }
+  CHECK_FALSE(verify_scan(in, swapped, Kind::exclusive, AffineCompose{}).ok);
+}
+
+TEST_CASE("float tolerance grows with the prefix and vanishes when sums are exact", "[cpu][verify]") {
+  // Multiples of 1/256 in [-4, 4]: the first few thousand prefixes are exact.
+  const auto in = generate_input<float>(1 << 16, 21);
+  std::vector<float> out(in.size());
+  reference_scan(in.data(), out.data(), 1 << 16, Kind::inclusive, Add{});
+  CHECK(verify_scan(in, out, Kind::inclusive, Add{}).ok);
+
+  auto early = out;
+  early[10] = std::nextafter(early[10], 1e9f);  // one ulp off where no rounding can happen
+  CHECK(verify_scan(in, early, Kind::inclusive, Add{}).first_bad == 10);
+
+  auto late = out;
+  const std::size_t i = late.size() - 1;  // sum of magnitudes ~ 1.3e5: rounding is allowed
+  late[i] = std::nextafter(late[i], 1e9f);
+  CHECK(verify_scan(in, late, Kind::inclusive, Add{}).ok);
+  late[i] += 1.0f;  // far beyond the bound
+  CHECK_FALSE(verify_scan(in, late, Kind::inclusive, Add{}).ok);
+
+  auto nan = out;
+  nan[i] = std::numeric_limits<float>::quiet_NaN();
+  CHECK_FALSE(verify_scan(in, nan, Kind::inclusive, Add{}).ok);
+
+  // max and min never round: exact.
+  std::vector<float> maxima(in.size());
+  reference_scan(in.data(), maxima.data(), 1 << 16, Kind::inclusive, Max{});
+  maxima[i] = std::nextafter(maxima[i], 1e9f);
+  CHECK_FALSE(verify_scan(in, maxima, Kind::inclusive, Max{}).ok);
+}
+
+TEST_CASE("timing statistics", "[cpu][timing]") {
+  const TimingStats odd = summarize({5, 1, 3});
+  CHECK(odd.median_ms == 3);
+  CHECK(odd.min_ms == 1);
+  CHECK(odd.max_ms == 5);
+  CHECK(summarize({4, 1, 3, 2}).median_ms == 2.5);
+  CHECK(gigabytes_per_second(2e9, 1000) == 2.0);
+}
+
+TEST_CASE("counts parse with K/M/G suffixes", "[cpu][cli]") {
+  CHECK(parse_count("0", "--n") == 0);
+  CHECK(parse_count("1000", "--n") == 1000);
+  CHECK(parse_count("64K", "--n") == 65536);
+  CHECK(parse_count("16M", "--n") == 16777216);
+  CHECK(parse_count("1G", "--n") == 1073741824);
+  CHECK_THROWS_AS(parse_count("-5", "--n"), UsageError);
+  CHECK_THROWS_AS(parse_count("abc", "--n"), UsageError);
+  CHECK_THROWS_AS(parse_count("12x", "--n"), UsageError);
+  CHECK_THROWS_AS(parse_count("", "--n"), UsageError);
+  CHECK_THROWS_AS(parse_count("2048G", "--n"), UsageError);
+  CHECK_THROWS_AS(parse_count("99999999999999999999999", "--n"), UsageError);
+}
+
+TEST_CASE("options parse and reject bad values with a reason", "[cpu][cli]") {
+  const Options o = parse_options({"--n", "1K", "--type", "float", "--op", "max", "--kind", "exclusive",
+                                   "--reps=5", "--seed", "42", "--csv"});
+  CHECK(o.n == 1024);
+  CHECK(o.dtype == DType::f32);
+  CHECK(o.op == OpId::max);
+  CHECK(o.kind == Kind::exclusive);
+  CHECK(o.reps == 5);
+  CHECK(o.seed == 42);
+  CHECK(o.format == OutputFormat::csv);
+
+  CHECK(parse_options({"--op", "affine"}).dtype == DType::u32);
+  CHECK(parse_options({"--input", "3,1,7"}).n == 3);
+  CHECK_THROWS_WITH(parse_options({"--type", "bogus"}), ContainsSubstring("--type must be"));
+  CHECK_THROWS_WITH(parse_options({"--kind", "sideways"}), ContainsSubstring("--kind must be"));
+  CHECK_THROWS_WITH(parse_options({"--op", "affine", "--type", "float"}), ContainsSubstring("uint32"));
+  CHECK_THROWS_WITH(parse_options({"--block", "3"}), ContainsSubstring("power of two"));
+  CHECK_THROWS_WITH(parse_options({"--reps", "0"}), ContainsSubstring("--reps"));
+  CHECK_THROWS_WITH(parse_options({"--n"}), ContainsSubstring("needs a value"));
+  CHECK_THROWS_WITH(parse_options({"--frobnicate"}), ContainsSubstring("unknown option"));
+  CHECK_THROWS_WITH(parse_options({"--trace", "--n", "1M"}), ContainsSubstring("--trace"));
+}
+
+TEST_CASE("input items parse as the chosen type", "[cpu][cli]") {
+  CHECK(parse_value<std::int32_t>("-17", 1) == -17);
+  CHECK(parse_value<float>("2.5", 1) == 2.5f);
+  CHECK(split_list("1,x,3") == std::vector<std::string>{"1", "x", "3"});
+  CHECK_THROWS_WITH(parse_value<std::int32_t>("x", 2), ContainsSubstring("item 2 'x'"));
+  CHECK_THROWS_AS(parse_value<std::int32_t>("", 1), UsageError);
+  CHECK_THROWS_AS(parse_value<std::int32_t>("99999999999", 1), UsageError);
+  CHECK_THROWS_AS(parse_value<std::uint32_t>("-1", 1), UsageError);
+  CHECK_THROWS_AS(parse_value<float>("nan", 1), UsageError);
+}
+
+TEST_CASE("a workspace measures and then hands out the same layout", "[cpu][registry]") {
+  Workspace measuring;
+  CHECK(measuring.take<float>(10) == nullptr);
+  CHECK(measuring.take<double>(3) == nullptr);
+  const std::size_t needed = measuring.used();
+  CHECK(needed == Workspace::kAlignment + 3 * sizeof(double));
+
+  std::vector<std::byte> memory(needed);
+  Workspace real(memory.data(), memory.size());
+  auto* a = real.take<float>(10);
+  auto* b = real.take<double>(3);
+  CHECK(reinterpret_cast<std::byte*>(a) == memory.data());
+  CHECK(reinterpret_cast<std::byte*>(b) == memory.data() + Workspace::kAlignment);
+  CHECK_THROWS_AS(real.take<char>(1), std::logic_error);
+}
+
+TEST_CASE("CUDA failures become readable errors", "[cpu][error]") {
+  try {
+    check_cuda(cudaErrorInvalidValue, "cudaMemcpy(a, b, n, kind)", "/x/y/file.cu", 42);
+    FAIL("no exception");
+  } catch (const CudaError& e) {
+    CHECK(e.code() == cudaErrorInvalidValue);
+    CHECK_THAT(std::string(e.what()), ContainsSubstring("cudaErrorInvalidValue"));
+    CHECK_THAT(std::string(e.what()), ContainsSubstring("cudaMemcpy(a, b, n, kind) at file.cu:42"));
+  }
+  CHECK_NOTHROW(check_cuda(cudaSuccess, "fine", "f", 1));
+}
+
+TEST_CASE("every chapter's registry is well formed", "[cpu][registry]") {
+  std::set<std::string> programs;
+  for (const Chapter* chapter : all_chapters()) {
+    INFO(chapter->program());
+    CHECK(programs.insert(chapter->program()).second);
+    CHECK_FALSE(chapter->variants.empty());
+    std::set<std::string> names;
+    for (const Variant& v : chapter->variants) {
+      INFO(v.info.name);
+      CHECK(names.insert(v.info.name).second);
+      CHECK_FALSE(v.info.summary.empty());
+      CHECK(v.info.name.find_first_of(" ,") == std::string::npos);  // CSV- and CLI-safe
+      CHECK((v.info.max_n == kNoLimit || !v.info.max_n_reason.empty()));
+      if (!v.info.tuning) {
+        // A variant claims a generic operator: it is built for every pair.
+        for (DType d : kAllDTypes) {
+          for (OpId op : kAllOps) CHECK(v.supports(d, op) == combo_index(d, op).has_value());
+        }
+      }
+    }
+  }
+}

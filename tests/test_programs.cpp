@@ -1,0 +1,85 @@
+// The programs, run as a user runs them: bad arguments exit 2 with a reason,
+// no usable device exits 3 with the runtime's message, a good run exits 0.
+#include "support.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+using namespace scan::test;
+using Catch::Matchers::ContainsSubstring;
+
+namespace {
+
+void expect_usage_error(const std::string& program, const std::string& args, const std::string& reason) {
+  INFO(program << " " << args);
+  const ProgramResult r = run_program(program, args);
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, ContainsSubstring(reason));
+  CHECK(r.output.find('\n') == r.output.size() - 1);  // one line
+}
+
+}  // namespace
+
+TEST_CASE("bad arguments exit 2 with a one-line reason", "[cpu][cli]") {
+  for (const std::string program : {"ch01_sequential", "ch02_naive_global"}) {
+    expect_usage_error(program, "--n -5", "must not be negative");
+    expect_usage_error(program, "--n abc", "must be a count");
+    expect_usage_error(program, "--type bogus", "--type must be");
+    expect_usage_error(program, "--variant nope", "unknown variant 'nope'");
+    expect_usage_error(program, "--kind sideways", "--kind must be");
+    expect_usage_error(program, "--input 1,x,3", "item 2 'x'");
+    expect_usage_error(program, "--trace --n 1M", "--trace");
+    expect_usage_error(program, "--reps 0", "--reps");
+    expect_usage_error(program, "--bogus", "unknown option");
+  }
+  expect_usage_error("ch02_naive_global", "--block 1 --variant in-block-global", "too small");
+  expect_usage_error("ch02_naive_global", "--variant quadratic --n 16M", "O(n^2)");
+}
+
+TEST_CASE("help and list work without a device", "[cpu][cli]") {
+  const ProgramResult help = run_program("ch02_naive_global", "--help");
+  CHECK(help.exit_code == 0);
+  CHECK_THAT(help.output, ContainsSubstring("usage: ch02_naive_global"));
+  const ProgramResult list = run_program("ch02_naive_global", "--list");
+  CHECK(list.exit_code == 0);
+  CHECK_THAT(list.output, ContainsSubstring("multi-launch"));
+}
+
+TEST_CASE("the CPU chapter runs anywhere", "[cpu][cli]") {
+  const ProgramResult r = run_program("ch01_sequential", "--n 100K --reps 3 --warmup 1");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, ContainsSubstring("blocked-threads"));
+  CHECK(r.output.find("FAIL") == std::string::npos);
+  const ProgramResult empty = run_program("ch01_sequential", "--n 0");
+  CHECK(empty.exit_code == 0);
+  const ProgramResult shown = run_program("ch01_sequential", "--input 3,1,7,0,4,1,6,3 --kind exclusive");
+  CHECK(shown.exit_code == 0);
+  CHECK_THAT(shown.output, ContainsSubstring("0 3 4 11 11 15 16 22"));
+}
+
+TEST_CASE("no usable device exits 3 with the runtime's message", "[cpu][cli]") {
+  const ProgramResult r = run_program("ch02_naive_global", "--n 1K", "CUDA_VISIBLE_DEVICES=");
+  INFO(r.output);
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.output, ContainsSubstring("CUDA error: cuda"));
+}
+
+TEST_CASE("a GPU chapter runs, handles n = 0, and refuses what does not fit", "[gpu][cli]") {
+  require_gpu();
+  const ProgramResult r = run_program("ch02_naive_global", "--n 100K --reps 3 --warmup 1");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, ContainsSubstring("cub::DeviceScan"));
+  CHECK(r.output.find("FAIL") == std::string::npos);
+  CHECK(run_program("ch02_naive_global", "--n 0").exit_code == 0);
+  const ProgramResult huge = run_program("ch02_naive_global", "--n 64G --variant multi-launch");
+  INFO(huge.output);
+  CHECK(huge.exit_code == 2);
+  CHECK_THAT(huge.output, ContainsSubstring("choose a smaller --n"));
+  const ProgramResult traced = run_program("ch02_naive_global", "--input 3,1,7,0,4,1,6,3 --trace");
+  INFO(traced.output);
+  CHECK(traced.exit_code == 0);
+  CHECK_THAT(traced.output, ContainsSubstring("3 4 11 11 15 16 22 25"));
+}
