@@ -8,6 +8,7 @@
 #   doxygen-awesome-css the docs' theme
 #   libjs-mathjax       formulas in the docs, served locally (no network)
 #   gnuplot-nox         the scoreboard's plots
+#   python3             the script that turns measured CSV into tables
 #   cmake, g++          the build (CMake >= 3.25)
 #
 # Usage: scripts/install-deps.sh        (as root, or with sudo available)
@@ -24,7 +25,7 @@ fi
 . /etc/os-release
 
 packages=(cmake g++ make libcatch2-dev doxygen graphviz doxygen-awesome-css
-          libjs-mathjax gnuplot-nox)
+          libjs-mathjax gnuplot-nox python3)
 
 case "${ID}:${VERSION_CODENAME:-}" in
   debian:bookworm)

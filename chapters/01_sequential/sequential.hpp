@@ -41,7 +41,7 @@ void sequential_scan(const T* in, T* out, std::int64_t n, Kind kind, Op op) {
 //! [plain loop]
 
 //! [standard library]
-/// The same scan through the standard library (C++17 <numeric>). Without an
+/// The same scan through the standard library (C++17, header `numeric`). Without an
 /// execution policy both functions run sequentially, left to right.
 template <class T, class Op>
 void standard_scan(const T* in, T* out, std::int64_t n, Kind kind, Op op) {
@@ -114,9 +114,11 @@ void blocked_scan(const T* in, T* out, std::int64_t n, Kind kind, Op op, unsigne
 
 /// Registry entry: the plain loop.
 struct PlainLoop {
+  /// Name, summary and limits, for the registry.
   static VariantInfo info() {
     return {.name = "loop", .summary = "the sequential loop: n - 1 operations, one pass"};
   }
+  /// Scans r.in into r.out on r.stream.
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
     if (r.trace == nullptr) {
@@ -138,9 +140,11 @@ struct PlainLoop {
 
 /// Registry entry: std::inclusive_scan / std::exclusive_scan.
 struct StandardLibrary {
+  /// Name, summary and limits, for the registry.
   static VariantInfo info() {
     return {.name = "std-scan", .summary = "std::inclusive_scan / std::exclusive_scan, sequential"};
   }
+  /// Scans r.in into r.out on r.stream.
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
     standard_scan(r.in, r.out, r.n, r.kind, op);
@@ -149,14 +153,17 @@ struct StandardLibrary {
 
 /// Registry entry: the multi-threaded blocked two-pass scan.
 struct BlockedTwoPass {
+  /// Name, summary and limits, for the registry.
   static VariantInfo info() {
     return {.name = "blocked-threads",
             .summary = "one chunk per hardware thread: reduce chunks, scan the totals, scan chunks"};
   }
+  /// The scratch memory run() takes.
   template <class T, class Op>
   static void reserve(Workspace& workspace, std::int64_t n, int) {
     workspace.take<T>(blocked_threads(n));
   }
+  /// Scans r.in into r.out on r.stream.
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
     Workspace workspace = r.workspace;

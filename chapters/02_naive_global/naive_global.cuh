@@ -94,7 +94,9 @@ std::vector<std::string> kogge_stone_labels(std::int64_t tile);
 
 /// Registry entry: every thread sums its own prefix.
 struct Quadratic {
+  /// The largest n it accepts (see info()).
   static constexpr std::int64_t kMaxN = std::int64_t{1} << 20;
+  /// Name, summary and limits, for the registry.
   static VariantInfo info() {
     return {.name = "quadratic",
             .summary = "thread i folds in[0..i] alone: n(n+1)/2 operations",
@@ -104,6 +106,7 @@ struct Quadratic {
             .block = 256,
             .takes_block = true};
   }
+  /// Scans r.in into r.out on r.stream.
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
     const int threads = r.block_threads;
@@ -116,16 +119,19 @@ struct Quadratic {
 //! [multi-launch host loop]
 /// Registry entry: Kogge-Stone over global memory, one launch per step.
 struct MultiLaunchKoggeStone {
+  /// Name, summary and limits, for the registry.
   static VariantInfo info() {
     return {.name = "multi-launch",
             .summary = "Kogge-Stone, one launch per step, ping-pong buffers: log2 n launches",
             .block = 256,
             .takes_block = true};
   }
+  /// The scratch memory run() takes.
   template <class T, class Op>
   static void reserve(Workspace& workspace, std::int64_t n, int) {
     workspace.take<T>(static_cast<std::size_t>(n));
   }
+  /// Scans r.in into r.out on r.stream.
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
     Workspace workspace = r.workspace;
@@ -153,6 +159,7 @@ struct MultiLaunchKoggeStone {
 
 /// Registry entry: in-block Kogge-Stone in global memory plus the block-sum fix-up.
 struct InBlockGlobal {
+  /// Name, summary and limits, for the registry.
   static VariantInfo info() {
     return {.name = "in-block-global",
             .summary = "Kogge-Stone per block in global memory, two barriers a step, block-sum fix-up",
@@ -161,10 +168,12 @@ struct InBlockGlobal {
             .block_min = 2,
             .items_per_thread = 1};
   }
+  /// The scratch memory run() takes.
   template <class T, class Op>
   static void reserve(Workspace& workspace, std::int64_t n, int block_threads) {
     reserve_by_tiles<T>(workspace, n, block_threads);
   }
+  /// Scans r.in into r.out on r.stream.
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
     const int threads = r.block_threads;

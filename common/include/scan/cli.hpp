@@ -27,20 +27,20 @@ enum class OutputFormat { table, csv, json };
 /// The parsed command line.
 struct Options {
   std::int64_t n = std::int64_t{16} << 20;  ///< elements (default 16M)
-  DType dtype = DType::i32;
-  OpId op = OpId::add;
-  Kind kind = Kind::inclusive;
+  DType dtype = DType::i32;                 ///< `--type`
+  OpId op = OpId::add;                      ///< `--op`
+  Kind kind = Kind::inclusive;              ///< `--kind`
   std::string variant = "all";              ///< a name, "all" or "sweep"
   int block = 0;                            ///< 0: each variant's default
-  int reps = 20;
-  int warmup = 3;
-  std::uint64_t seed = 1;
+  int reps = 20;                            ///< `--reps`: timed runs
+  int warmup = 3;                           ///< `--warmup`: untimed runs first
+  std::uint64_t seed = 1;                   ///< `--seed` of the input generator
   std::optional<std::vector<std::string>> input;  ///< the items of `--input`
-  bool trace = false;
-  OutputFormat format = OutputFormat::table;
+  bool trace = false;                       ///< `--trace`
+  OutputFormat format = OutputFormat::table;  ///< table, `--csv` or `--json`
   bool baselines = true;                    ///< CUB and copy rows (off: `--no-baselines`)
-  bool list = false;
-  bool help = false;
+  bool list = false;                        ///< `--list`
+  bool help = false;                        ///< `--help`
 };
 
 /// Parses `args` (without the program name). Throws UsageError.

@@ -45,8 +45,10 @@ class DeviceBuffer {
 
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  /// Takes over `other`'s memory.
   DeviceBuffer(DeviceBuffer&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  /// Frees this buffer's memory and takes over `other`'s.
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     if (this != &other) {
       release();
@@ -57,9 +59,13 @@ class DeviceBuffer {
   }
   ~DeviceBuffer() { release(); }
 
+  /// The device pointer (null when empty).
   T* data() noexcept { return data_; }
+  /// The device pointer (null when empty).
   const T* data() const noexcept { return data_; }
+  /// Number of elements.
   std::size_t size() const noexcept { return count_; }
+  /// Size in bytes.
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }
 
   /// Copies `host` (at most size() elements) to the start of the buffer.

@@ -13,7 +13,8 @@ namespace scan {
 struct DeviceInfo {
   int ordinal = 0;                  ///< CUDA device number
   std::string name;                 ///< "NVIDIA H100 80GB HBM3"
-  int cc_major = 0, cc_minor = 0;   ///< compute capability
+  int cc_major = 0;                 ///< compute capability, major
+  int cc_minor = 0;                 ///< compute capability, minor
   int sm_count = 0;                 ///< streaming multiprocessors
   std::size_t l2_bytes = 0;         ///< L2 cache size
   std::size_t total_bytes = 0;      ///< device memory

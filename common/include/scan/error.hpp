@@ -35,6 +35,7 @@ class UsageError : public std::runtime_error {
 /// `cudaErrorMemoryAllocation (out of memory) in cudaMalloc(...) at buffer.hpp:40`.
 class CudaError : public std::runtime_error {
  public:
+  /// An error with the runtime's code and a full message.
   CudaError(cudaError_t code, const std::string& message)
       : std::runtime_error(message), code_(code) {}
   /// The runtime's error code.

@@ -29,11 +29,13 @@ namespace scan {
 
 /// Addition; identity 0. Integers wrap around (defined for unsigned types).
 struct Add {
-  static constexpr const char* name = "add";
+  static constexpr const char* name = "add";  ///< name on the command line
+  /// The identity: 0.
   template <class T>
   SCAN_HD static constexpr T identity() {
     return T(0);
   }
+  /// a + b (wrapping for unsigned integers).
   template <class T>
   SCAN_HD constexpr T operator()(const T& a, const T& b) const {
     return static_cast<T>(a + b);
@@ -42,7 +44,8 @@ struct Add {
 
 /// Maximum; identity the lowest value (minus infinity for floating point).
 struct Max {
-  static constexpr const char* name = "max";
+  static constexpr const char* name = "max";  ///< name on the command line
+  /// The identity: minus infinity, or the lowest value of an integer type.
   template <class T>
   SCAN_HD static constexpr T identity() {
     if constexpr (cuda::std::numeric_limits<T>::has_infinity) {
@@ -51,6 +54,7 @@ struct Max {
       return cuda::std::numeric_limits<T>::lowest();
     }
   }
+  /// The larger of a and b.
   template <class T>
   SCAN_HD constexpr T operator()(const T& a, const T& b) const {
     return a < b ? b : a;
@@ -59,7 +63,8 @@ struct Max {
 
 /// Minimum; identity the largest value (plus infinity for floating point).
 struct Min {
-  static constexpr const char* name = "min";
+  static constexpr const char* name = "min";  ///< name on the command line
+  /// The identity: plus infinity, or the largest value of an integer type.
   template <class T>
   SCAN_HD static constexpr T identity() {
     if constexpr (cuda::std::numeric_limits<T>::has_infinity) {
@@ -68,6 +73,7 @@ struct Min {
       return cuda::std::numeric_limits<T>::max();
     }
   }
+  /// The smaller of a and b.
   template <class T>
   SCAN_HD constexpr T operator()(const T& a, const T& b) const {
     return b < a ? b : a;
@@ -86,12 +92,14 @@ struct Min {
 /// The same composition, over real numbers, turns the recurrence
 /// \f$ x_i = a_i x_{i-1} + b_i \f$ into a scan.
 struct AffineCompose {
-  static constexpr const char* name = "affine";
+  static constexpr const char* name = "affine";  ///< name on the command line
+  /// The identity map x -> x: a = 1, b = 0.
   template <class T>
   SCAN_HD static constexpr T identity() {
     static_assert(std::is_same_v<T, std::uint32_t>, "AffineCompose works on uint32 words");
     return 0x00010000u;
   }
+  /// The map "first `first`, then `then`".
   SCAN_HD constexpr std::uint32_t operator()(std::uint32_t first, std::uint32_t then) const {
     const std::uint32_t a_first = first >> 16, b_first = first & 0xFFFFu;
     const std::uint32_t a_then = then >> 16, b_then = then & 0xFFFFu;

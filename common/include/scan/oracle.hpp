@@ -21,12 +21,14 @@ namespace scan {
 /// for the operators that never round or overflow (max, min, affine).
 template <class T, class Op>
 struct oracle_accumulator {
-  using type = T;
+  using type = T;  ///< the type the reference accumulates in
 };
+/// \cond SPECIALIZATIONS
 template <> struct oracle_accumulator<std::int32_t, Add> { using type = std::int64_t; };
 template <> struct oracle_accumulator<std::uint32_t, Add> { using type = std::uint64_t; };
 template <> struct oracle_accumulator<float, Add> { using type = double; };
 template <> struct oracle_accumulator<double, Add> { using type = long double; };
+/// \endcond
 
 /// Shorthand for oracle_accumulator<T, Op>::type.
 template <class T, class Op>

@@ -99,14 +99,14 @@ struct ScanRequest {
 
 /// The same request with the element type erased (what the registry stores).
 struct ErasedRequest {
-  const void* in = nullptr;
-  void* out = nullptr;
-  std::int64_t n = 0;
-  Kind kind = Kind::inclusive;
-  Workspace workspace;
-  cudaStream_t stream = nullptr;
-  int block_threads = 0;
-  Trace* trace = nullptr;
+  const void* in = nullptr;       ///< input, n elements of the variant's type
+  void* out = nullptr;            ///< output, n elements
+  std::int64_t n = 0;             ///< number of elements
+  Kind kind = Kind::inclusive;    ///< inclusive or exclusive
+  Workspace workspace;            ///< scratch memory
+  cudaStream_t stream = nullptr;  ///< the stream to launch on
+  int block_threads = 0;          ///< threads per block, for variants that take `--block`
+  Trace* trace = nullptr;         ///< non-null for `--trace`
 };
 
 /// No limit on n.
@@ -143,12 +143,15 @@ struct VariantInfo {
 struct Variant {
   /// An instantiation for one (T, Op) pair.
   struct Implementation {
+    /// Runs the scan.
     void (*run)(const ErasedRequest&) = nullptr;
+    /// Scratch bytes for n elements at a block size.
     std::size_t (*workspace_bytes)(std::int64_t n, int block_threads) = nullptr;
   };
 
-  VariantInfo info;
-  Where where = Where::device;
+  VariantInfo info;            ///< what the variant says about itself
+  Where where = Where::device; ///< host or device
+  /// One entry per pair of ScanCombos; null where the variant was not built.
   std::array<Implementation, kComboCount> implementations{};
 
   /// True if the variant was built for this element type and operator.
@@ -171,8 +174,8 @@ struct Chapter {
   std::string number;  ///< "02"
   std::string slug;    ///< "naive_global"
   std::string title;   ///< "Naive scans in global memory"
-  Where where = Where::device;
-  std::vector<Variant> variants;
+  Where where = Where::device;   ///< host (chapter 01) or device
+  std::vector<Variant> variants; ///< in the order the chapter introduces them
 
   /// The program's name: "ch02_naive_global".
   std::string program() const { return "ch" + number + "_" + slug; }

@@ -19,10 +19,10 @@ namespace scan {
 
 /// Median, minimum and maximum of repeated timings, in milliseconds.
 struct TimingStats {
-  double median_ms = 0;
-  double min_ms = 0;
-  double max_ms = 0;
-  int reps = 0;
+  double median_ms = 0;  ///< median
+  double min_ms = 0;     ///< fastest run
+  double max_ms = 0;     ///< slowest run
+  int reps = 0;          ///< number of timed runs
 };
 
 /// Summarizes samples (the median of an even count is the mean of the middle two).

@@ -32,14 +32,6 @@ enum class DType { i32, u32, i64, f32, f64 };
 /// The operators of the command line's `--op`.
 enum class OpId { add, max, min, affine };
 
-/// The C++ type a DType names.
-template <DType D> struct dtype_traits;
-template <> struct dtype_traits<DType::i32> { using type = std::int32_t; };
-template <> struct dtype_traits<DType::u32> { using type = std::uint32_t; };
-template <> struct dtype_traits<DType::i64> { using type = std::int64_t; };
-template <> struct dtype_traits<DType::f32> { using type = float; };
-template <> struct dtype_traits<DType::f64> { using type = double; };
-
 /// The DType of a C++ type.
 template <class T>
 constexpr DType dtype_of() {
@@ -68,8 +60,8 @@ constexpr OpId op_id_of() {
 /// A compile-time (T, Op) pair.
 template <class T, class Op>
 struct Combo {
-  using value_type = T;
-  using op_type = Op;
+  using value_type = T;  ///< the element type
+  using op_type = Op;    ///< the operator
 };
 
 /// Every (T, Op) pair a variant is compiled for: five types times add, max

@@ -53,6 +53,10 @@ struct VerifyReport {
 };
 
 /// Checks `got` (n elements) against the oracle's scan of `input`.
+/// \param input   the scan's input
+/// \param got     what the variant wrote
+/// \param kind    inclusive or exclusive
+/// \param op      the operator
 /// \param segment 0 for a full scan; k > 0 for a tile-wise scan of k-element segments
 template <class T, class Op>
 VerifyReport verify_scan(const std::vector<T>& input, const std::vector<T>& got, Kind kind,
