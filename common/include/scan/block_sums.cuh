@@ -20,6 +20,7 @@
 #include <scan/trace.hpp>
 
 #include <array>
+#include <limits>
 #include <cstdint>
 
 namespace scan {
@@ -36,15 +37,22 @@ struct TileLaunch {
 };
 
 /// Adds the scanned total of tiles 0 .. b-1 to every element of tile b > 0.
-/// The carry goes on the *left*: the operator need not commute.
+///
+/// Block k handles tile b = k + 1 (tile 0 needs no carry), so no thread has
+/// to divide its index by the tile size. The carry goes on the *left*: the
+/// operator need not commute.
 template <class T, class Op>
 __global__ void add_tile_carries(T* data, std::int64_t n, std::int64_t tile,
                                  const T* scanned_totals, Op op) {
-  const std::int64_t i = global_thread_index();
-  if (i >= n) return;
-  const std::int64_t tile_index = i / tile;
-  if (tile_index > 0) data[i] = op(scanned_totals[tile_index - 1], data[i]);
+  const std::int64_t tile_index = static_cast<std::int64_t>(blockIdx.x) + 1;
+  const T carry = scanned_totals[tile_index - 1];
+  const std::int64_t begin = tile_index * tile;
+  const std::int64_t end = begin + tile < n ? begin + tile : n;
+  for (std::int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) data[i] = op(carry, data[i]);
 }
+
+/// Threads per block of add_tile_carries.
+inline constexpr int kCarryThreads = 256;
 
 namespace detail {
 
@@ -77,6 +85,9 @@ void scan_level(const T* in, T* out, std::int64_t n, Kind kind, std::int64_t til
                 const std::array<TotalsLevel<T>, kMaxLevels>& levels, int level, Op op,
                 cudaStream_t stream, Trace* trace, TileScan& scan_tiles) {
   const std::int64_t tiles = ceil_div(n, tile);
+  if (tiles - 1 > std::numeric_limits<int>::max()) {
+    throw UsageError("n = " + std::to_string(n) + " makes more than 2^31 tiles of " + std::to_string(tile));
+  }
   TileLaunch<T> launch{in, out, n, kind, tiles > 1 ? levels[level].totals : nullptr, level == 0};
   scan_tiles(launch);
   if (tiles == 1) return;
@@ -85,7 +96,8 @@ void scan_level(const T* in, T* out, std::int64_t n, Kind kind, std::int64_t til
   // everything in tiles 0 .. b-1.
   scan_level(levels[level].totals, levels[level].scanned, tiles, Kind::inclusive, tile, levels,
              level + 1, op, stream, trace, scan_tiles);
-  add_tile_carries<<<grid_size(n, 256), 256, 0, stream>>>(out, n, tile, levels[level].scanned, op);
+  add_tile_carries<<<static_cast<unsigned>(tiles - 1), kCarryThreads, 0, stream>>>(
+      out, n, tile, levels[level].scanned, op);
   SCAN_CUDA_LAUNCH();
   if (level == 0 && trace != nullptr) trace->snapshot("carries added", out);
 }
@@ -101,9 +113,13 @@ void reserve_by_tiles(Workspace& workspace, std::int64_t n, std::int64_t tile) {
 /// Scans r.in into r.out with a tile-scan kernel and the block-sum fix-up.
 ///
 /// `scan_tiles(const TileLaunch<T>&)` must launch, on r.stream, a kernel that
-/// scans every `tile`-element tile of launch.in into launch.out (reading
-/// through load_for_scan() with launch.kind) and, when launch.tile_totals is
-/// not null, writes tile b's total to launch.tile_totals[b].
+/// scans every `tile`-element tile of launch.in into launch.out, of kind
+/// launch.kind, and, when launch.tile_totals is not null, writes to
+/// launch.tile_totals[b] the combination of everything tile b scanned. Two
+/// ways satisfy this: read through load_for_scan() and scan inclusively (the
+/// total is then that of the shifted tile), or compute the exclusive tile
+/// scan directly (the total is that of the tile's own elements). Either way
+/// element i of tile b ends as `op(carry_b, local_i)`.
 template <class T, class Op, class TileScan>
 void scan_by_tiles(const ScanRequest<T>& r, Op op, std::int64_t tile, TileScan&& scan_tiles) {
   Workspace workspace = r.workspace;

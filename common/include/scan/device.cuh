@@ -42,8 +42,23 @@ __device__ __forceinline__ std::int64_t global_thread_index() {
   return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
 }
 
+/// The block's dynamic shared memory as an array of T. (A templated kernel
+/// cannot declare `extern __shared__ T tile[]` itself: every instantiation
+/// would redeclare one symbol with a different type.)
+template <class T>
+__device__ __forceinline__ T* dynamic_shared() {
+  extern __shared__ __align__(16) unsigned char scan_dynamic_shared[];
+  return reinterpret_cast<T*>(scan_dynamic_shared);
+}
+
 /// Blocks needed for `count` threads at `threads` per block, checked against
 /// the grid limit. Throws UsageError if the grid would be too large.
 unsigned grid_size(std::int64_t count, int threads);
+
+/// Tiles of `tile` elements needed for n elements (one block each), checked
+/// against the grid limit like grid_size().
+inline unsigned tile_count(std::int64_t n, std::int64_t tile) {
+  return grid_size(ceil_div(n, tile), 1);
+}
 
 }  // namespace scan

@@ -1,0 +1,78 @@
+/// \file
+/// \brief Chapter 04: Kogge-Stone with two shared buffers, one barrier per step.
+#pragma once
+
+#include <scan/block_sums.cuh>
+#include <scan/device.cuh>
+#include <scan/registry.hpp>
+#include <scan/trace.hpp>
+
+#include <cstdint>
+
+namespace scan::ch04 {
+
+/// The chapter's variants.
+const Chapter& chapter();
+
+//! [double-buffered kernel]
+/// Kogge-Stone on one tile per block with two shared buffers
+/// (2 * blockDim.x * sizeof(T) bytes of dynamic shared memory).
+///
+/// Each step reads one buffer and writes the other, so no thread can
+/// overwrite a value another thread has yet to read in the same step: the
+/// write-after-read barrier of chapter 03 is gone. One barrier per step is
+/// left, and it does two jobs: the writes of step k are visible to the reads
+/// of step k + 1 (read-after-write), and every read of step k is finished
+/// before step k + 1 writes into the buffer step k read from.
+template <class T, class Op>
+__global__ void kogge_stone_double_buffered(const T* in, T* out, std::int64_t n, Kind kind,
+                                            T* tile_totals, Op op, StepLog<T> log) {
+  T* buffers = dynamic_shared<T>();
+  const int t = threadIdx.x;
+  const std::int64_t tile_start = static_cast<std::int64_t>(blockIdx.x) * blockDim.x;
+  const std::int64_t i = tile_start + t;
+  const std::int64_t remaining = n - tile_start;
+  const int tile_size = remaining < blockDim.x ? static_cast<int>(remaining) : blockDim.x;
+
+  T* src = buffers;
+  T* dst = buffers + blockDim.x;
+  if (t < tile_size) src[t] = load_for_scan(in, i, kind, op);
+  __syncthreads();
+
+  int step = 0;
+  for (int offset = 1; offset < tile_size; offset *= 2, ++step) {
+    if (t < tile_size) dst[t] = t >= offset ? op(src[t - offset], src[t]) : src[t];
+    __syncthreads();  // dst is complete before anyone reads it, src is no longer read
+    if (t < tile_size) log.record(step, i, dst[t]);
+    T* const swap = src;
+    src = dst;
+    dst = swap;
+  }
+
+  if (t < tile_size) out[i] = src[t];
+  if (tile_totals != nullptr && t == tile_size - 1) tile_totals[blockIdx.x] = src[t];
+}
+//! [double-buffered kernel]
+
+/// Registry entry: double-buffered Kogge-Stone with the block-sum fix-up.
+struct KoggeStoneDoubleBuffered {
+  /// Name, summary and limits, for the registry.
+  static VariantInfo info() {
+    return {.name = "double-buffer",
+            .summary = "Kogge-Stone with two shared buffers, one barrier per step, block-sum fix-up",
+            .block = 512,
+            .takes_block = true,
+            .block_min = 2,
+            .items_per_thread = 1};
+  }
+  /// The scratch memory run() takes.
+  template <class T, class Op>
+  static void reserve(Workspace& workspace, std::int64_t n, int block_threads) {
+    reserve_by_tiles<T>(workspace, n, block_threads);
+  }
+  /// Scans r.in into r.out on r.stream.
+  template <class T, class Op>
+  static void run(const ScanRequest<T>& r, Op op);
+};
+
+}  // namespace scan::ch04

@@ -1,0 +1,325 @@
+/// \file
+/// \brief Chapter 05: Brent-Kung, the work-efficient tree scan, in five variants.
+///
+/// An up-sweep (a reduction tree) followed by a down-sweep that spreads the
+/// partial sums back, about 2n operations per tile instead of Kogge-Stone's
+/// n log2 n. The variants differ in how threads map onto the tree
+/// (divergent or contiguous), in elements per thread, in the kind of
+/// down-sweep (Brent-Kung's inclusive one or Blelloch's exclusive one), and
+/// in shared-memory layout (padding against bank conflicts).
+#pragma once
+
+#include <scan/block_sums.cuh>
+#include <scan/device.cuh>
+#include <scan/registry.hpp>
+#include <scan/trace.hpp>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace scan::ch05 {
+
+/// The chapter's variants.
+const Chapter& chapter();
+
+/// Shared-memory layout: element j of the tile lives at a[j].
+struct PlainLayout {
+  /// Shared-memory slots for `elements` elements.
+  static constexpr int slots(int elements) { return elements; }
+  /// The slot of element j.
+  __device__ __forceinline__ int operator()(int j) const { return j; }
+};
+
+//! [padded layout]
+/// Shared-memory layout with one empty slot after every 32 elements.
+///
+/// Shared memory has 32 banks of 4 bytes; addresses 128 bytes apart share a
+/// bank. In a tree step with stride s >= 32 the active threads touch
+/// elements 2s apart, all in one bank: a 32-way conflict, served one access
+/// at a time. Shifting element j by j / 32 slots spreads them over the banks.
+struct PaddedLayout {
+  /// Shared-memory slots for `elements` elements.
+  static constexpr int slots(int elements) { return elements + elements / 32; }
+  /// The slot of element j.
+  __device__ __forceinline__ int operator()(int j) const { return j + (j >> 5); }
+};
+//! [padded layout]
+
+/// The smallest power of two >= x (x >= 1).
+__device__ __forceinline__ int next_pow2(int x) {
+  int p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
+/// Loads a tile of `tile_size` elements into shared memory, padded with the
+/// identity up to `span` (a power of two), each thread taking every
+/// blockDim.x-th element so that global reads are coalesced.
+template <class T, class Op, class Layout>
+__device__ void load_tile(const T* in, T* a, std::int64_t tile_start, int tile_size, int span,
+                          Kind kind, Op op, Layout at) {
+  for (int j = threadIdx.x; j < span; j += blockDim.x) {
+    a[at(j)] = j < tile_size ? load_for_scan(in, tile_start + j, kind, op) : Op::template identity<T>();
+  }
+}
+
+/// Writes the first `tile_size` elements of the tile back, coalesced.
+template <class T, class Layout>
+__device__ void store_tile(T* out, const T* a, std::int64_t tile_start, int tile_size, Layout at) {
+  for (int j = threadIdx.x; j < tile_size; j += blockDim.x) out[tile_start + j] = a[at(j)];
+}
+
+/// Records the whole tile as one row of the trace.
+template <class T, class Layout>
+__device__ void record_tile(const StepLog<T>& log, int step, const T* a, std::int64_t tile_start,
+                            int tile_size, Layout at) {
+  for (int j = threadIdx.x; j < tile_size; j += blockDim.x) log.record(step, tile_start + j, a[at(j)]);
+}
+
+//! [divergent]
+/// Brent-Kung with the textbook's thread mapping: one element per thread,
+/// thread t active in a step when t + 1 is a multiple of 2 * stride.
+/// In every step the active threads are scattered over all warps, so every
+/// warp runs the step even when only one of its lanes has work.
+template <class T, class Op>
+__global__ void brent_kung_divergent(const T* in, T* out, std::int64_t n, Kind kind,
+                                     T* tile_totals, Op op, StepLog<T> log) {
+  T* a = dynamic_shared<T>();
+  const int t = threadIdx.x;
+  const std::int64_t tile_start = static_cast<std::int64_t>(blockIdx.x) * blockDim.x;
+  const std::int64_t remaining = n - tile_start;
+  const int tile_size = remaining < blockDim.x ? static_cast<int>(remaining) : blockDim.x;
+  const int span = next_pow2(tile_size);
+  load_tile(in, a, tile_start, tile_size, span, kind, op, PlainLayout{});
+  __syncthreads();
+
+  int step = 0;
+  for (int stride = 1; stride < span; stride *= 2) {  // up-sweep: a reduction tree
+    if (t < span && (t + 1) % (2 * stride) == 0) a[t] = op(a[t - stride], a[t]);
+    __syncthreads();
+    record_tile(log, step++, a, tile_start, tile_size, PlainLayout{});
+  }
+  for (int stride = span / 4; stride >= 1; stride /= 2) {  // down-sweep
+    if ((t + 1) % (2 * stride) == 0 && t + stride < span) a[t + stride] = op(a[t], a[t + stride]);
+    __syncthreads();
+    record_tile(log, step++, a, tile_start, tile_size, PlainLayout{});
+  }
+  store_tile(out, a, tile_start, tile_size, PlainLayout{});
+  if (tile_totals != nullptr && t == 0) tile_totals[blockIdx.x] = a[tile_size - 1];
+}
+//! [divergent]
+
+//! [contiguous]
+/// Brent-Kung with a contiguous thread mapping: in a step with stride s,
+/// thread t works on element (t + 1) * 2s - 1. The active threads are
+/// t = 0, 1, 2, ..., so whole warps are either busy or idle.
+///
+/// With `Layout` and blockDim.x threads for a tile of `span` elements this
+/// is the body of three variants: one element per thread, two elements per
+/// thread, and two per thread with the padded layout.
+template <class T, class Op, class Layout>
+__device__ void brent_kung_tree(T* a, int span, Op op, Layout at, const StepLog<T>& log, int& step,
+                                std::int64_t tile_start, int tile_size) {
+  const int t = threadIdx.x;
+  for (int stride = 1; stride < span; stride *= 2) {  // up-sweep
+    for (int k = t; (k + 1) * 2 * stride - 1 < span; k += blockDim.x) {
+      const int j = (k + 1) * 2 * stride - 1;
+      a[at(j)] = op(a[at(j - stride)], a[at(j)]);
+    }
+    __syncthreads();
+    record_tile(log, step++, a, tile_start, tile_size, at);
+  }
+  for (int stride = span / 4; stride >= 1; stride /= 2) {  // down-sweep
+    for (int k = t; (k + 1) * 2 * stride - 1 + stride < span; k += blockDim.x) {
+      const int j = (k + 1) * 2 * stride - 1;
+      a[at(j + stride)] = op(a[at(j)], a[at(j + stride)]);
+    }
+    __syncthreads();
+    record_tile(log, step++, a, tile_start, tile_size, at);
+  }
+}
+
+/// One tile of `ItemsPerThread * blockDim.x` elements per block, scanned by
+/// the contiguous Brent-Kung tree in the given shared-memory layout.
+template <int ItemsPerThread, class T, class Op, class Layout>
+__global__ void brent_kung_contiguous(const T* in, T* out, std::int64_t n, Kind kind,
+                                      T* tile_totals, Op op, StepLog<T> log) {
+  T* a = dynamic_shared<T>();
+  const int tile = ItemsPerThread * blockDim.x;
+  const std::int64_t tile_start = static_cast<std::int64_t>(blockIdx.x) * tile;
+  const std::int64_t remaining = n - tile_start;
+  const int tile_size = remaining < tile ? static_cast<int>(remaining) : tile;
+  const int span = next_pow2(tile_size);
+  load_tile(in, a, tile_start, tile_size, span, kind, op, Layout{});
+  __syncthreads();
+  int step = 0;
+  brent_kung_tree(a, span, op, Layout{}, log, step, tile_start, tile_size);
+  store_tile(out, a, tile_start, tile_size, Layout{});
+  if (tile_totals != nullptr && threadIdx.x == 0) tile_totals[blockIdx.x] = a[Layout{}(tile_size - 1)];
+}
+//! [contiguous]
+
+//! [blelloch]
+/// Blelloch's work-efficient *exclusive* scan: the same up-sweep, then the
+/// root is replaced by the identity and a down-sweep pushes prefixes down
+/// the tree. At each node the left child receives the parent's prefix p and
+/// the right child receives p combined with the left subtree's total, in
+/// that order: `op(p, left_total)`. (The readings write `temp[bi] += t`,
+/// which is the same only for commutative operators.)
+///
+/// Two elements per thread, tile = 2 * blockDim.x. The inclusive kind is the
+/// exclusive result combined with each input element: `op(excl_i, x_i)`.
+template <class T, class Op>
+__global__ void blelloch_scan(const T* in, T* out, std::int64_t n, Kind kind, T* tile_totals,
+                              Op op, StepLog<T> log) {
+  T* a = dynamic_shared<T>();
+  const int t = threadIdx.x;
+  const int tile = 2 * blockDim.x;
+  const std::int64_t tile_start = static_cast<std::int64_t>(blockIdx.x) * tile;
+  const std::int64_t remaining = n - tile_start;
+  const int tile_size = remaining < tile ? static_cast<int>(remaining) : tile;
+  const int span = next_pow2(tile_size);
+  // The tree scans the tile's own elements; the kind decides the output.
+  load_tile(in, a, tile_start, tile_size, span, Kind::inclusive, op, PlainLayout{});
+  __syncthreads();
+
+  int step = 0;
+  for (int stride = 1; stride < span; stride *= 2) {  // up-sweep, as in Brent-Kung
+    for (int k = t; (k + 1) * 2 * stride - 1 < span; k += blockDim.x) {
+      const int j = (k + 1) * 2 * stride - 1;
+      a[j] = op(a[j - stride], a[j]);
+    }
+    __syncthreads();
+    record_tile(log, step++, a, tile_start, tile_size, PlainLayout{});
+  }
+  if (t == 0) {
+    if (tile_totals != nullptr) tile_totals[blockIdx.x] = a[span - 1];
+    a[span - 1] = Op::template identity<T>();
+  }
+  __syncthreads();
+  record_tile(log, step++, a, tile_start, tile_size, PlainLayout{});
+  for (int stride = span / 2; stride >= 1; stride /= 2) {  // down-sweep
+    for (int k = t; (k + 1) * 2 * stride - 1 < span; k += blockDim.x) {
+      const int j = (k + 1) * 2 * stride - 1;
+      const T left_total = a[j - stride];
+      a[j - stride] = a[j];               // the left child gets the parent's prefix
+      a[j] = op(a[j], left_total);        // the right child gets prefix, then left subtree
+    }
+    __syncthreads();
+    record_tile(log, step++, a, tile_start, tile_size, PlainLayout{});
+  }
+  for (int j = t; j < tile_size; j += blockDim.x) {
+    const T exclusive = a[j];
+    out[tile_start + j] = kind == Kind::exclusive ? exclusive : op(exclusive, in[tile_start + j]);
+  }
+}
+//! [blelloch]
+
+/// Trace labels for a Brent-Kung tree over `span` elements.
+std::vector<std::string> brent_kung_labels(int span);
+/// Trace labels for Blelloch's scan over `span` elements.
+std::vector<std::string> blelloch_labels(int span);
+
+/// Shared bytes and the trace for launching one of the kernels above on a
+/// TileLaunch; `tile` is the tile's element count, `slots` its shared size.
+template <class T, class Op, class Launch>
+void launch_tiles(const ScanRequest<T>& r, Op op, int tile, int slots, bool blelloch, Launch&& launch) {
+  const int threads = r.block_threads;
+  scan_by_tiles(r, op, tile, [&](const TileLaunch<T>& t) {
+    int span = 1;
+    while (span < (t.n < tile ? t.n : tile)) span *= 2;
+    StepRecorder<T> steps(t.top_level ? r.trace : nullptr, 2 * ceil_log2(span) + 2);
+    launch(t, tile_count(t.n, tile), threads, static_cast<std::size_t>(slots) * sizeof(T), steps.log());
+    SCAN_CUDA_LAUNCH();
+    steps.publish(blelloch ? blelloch_labels(span) : brent_kung_labels(span));
+  });
+}
+
+/// Registry entry: the textbook's divergent mapping.
+struct Divergent {
+  /// Name, summary and limits, for the registry.
+  static VariantInfo info() {
+    return {.name = "divergent",
+            .summary = "Brent-Kung, one element per thread, active threads scattered over warps",
+            .block = 1024, .takes_block = true, .block_min = 2, .items_per_thread = 1};
+  }
+  /// The scratch memory run() takes.
+  template <class T, class Op>
+  static void reserve(Workspace& workspace, std::int64_t n, int block_threads) {
+    reserve_by_tiles<T>(workspace, n, block_threads);
+  }
+  /// Scans r.in into r.out on r.stream.
+  template <class T, class Op>
+  static void run(const ScanRequest<T>& r, Op op) {
+    launch_tiles(r, op, r.block_threads, r.block_threads, false,
+                 [&](const TileLaunch<T>& t, unsigned blocks, int threads, std::size_t shared, StepLog<T> log) {
+                   brent_kung_divergent<<<blocks, threads, shared, r.stream>>>(t.in, t.out, t.n, t.kind,
+                                                                               t.tile_totals, op, log);
+                 });
+  }
+};
+
+/// Registry entry: contiguous mapping, `Items` elements per thread, a layout.
+template <int Items, class Layout>
+struct Contiguous {
+  /// Name, summary and limits, for the registry.
+  static VariantInfo info() {
+    if constexpr (std::is_same_v<Layout, PaddedLayout>) {
+      return {.name = "padded",
+              .summary = "two elements per thread, shared memory padded against bank conflicts",
+              .block = 512, .takes_block = true, .block_min = 2, .items_per_thread = 2};
+    } else if constexpr (Items == 2) {
+      return {.name = "two-per-thread",
+              .summary = "Brent-Kung, contiguous mapping, two elements per thread: no idle first step",
+              .block = 512, .takes_block = true, .block_min = 2, .items_per_thread = 2};
+    } else {
+      return {.name = "contiguous",
+              .summary = "Brent-Kung, one element per thread, active threads packed into few warps",
+              .block = 1024, .takes_block = true, .block_min = 2, .items_per_thread = 1};
+    }
+  }
+  /// The scratch memory run() takes.
+  template <class T, class Op>
+  static void reserve(Workspace& workspace, std::int64_t n, int block_threads) {
+    reserve_by_tiles<T>(workspace, n, Items * block_threads);
+  }
+  /// Scans r.in into r.out on r.stream.
+  template <class T, class Op>
+  static void run(const ScanRequest<T>& r, Op op) {
+    const int tile = Items * r.block_threads;
+    launch_tiles(r, op, tile, Layout::slots(tile), false,
+                 [&](const TileLaunch<T>& t, unsigned blocks, int threads, std::size_t shared, StepLog<T> log) {
+                   brent_kung_contiguous<Items, T, Op, Layout><<<blocks, threads, shared, r.stream>>>(
+                       t.in, t.out, t.n, t.kind, t.tile_totals, op, log);
+                 });
+  }
+};
+
+/// Registry entry: Blelloch's exclusive up-sweep / down-sweep.
+struct Blelloch {
+  /// Name, summary and limits, for the registry.
+  static VariantInfo info() {
+    return {.name = "blelloch",
+            .summary = "Blelloch's exclusive up-sweep/down-sweep, two elements per thread",
+            .block = 512, .takes_block = true, .block_min = 2, .items_per_thread = 2};
+  }
+  /// The scratch memory run() takes.
+  template <class T, class Op>
+  static void reserve(Workspace& workspace, std::int64_t n, int block_threads) {
+    reserve_by_tiles<T>(workspace, n, 2 * block_threads);
+  }
+  /// Scans r.in into r.out on r.stream.
+  template <class T, class Op>
+  static void run(const ScanRequest<T>& r, Op op) {
+    const int tile = 2 * r.block_threads;
+    launch_tiles(r, op, tile, tile, true,
+                 [&](const TileLaunch<T>& t, unsigned blocks, int threads, std::size_t shared, StepLog<T> log) {
+                   blelloch_scan<<<blocks, threads, shared, r.stream>>>(t.in, t.out, t.n, t.kind,
+                                                                        t.tile_totals, op, log);
+                 });
+  }
+};
+
+}  // namespace scan::ch05
