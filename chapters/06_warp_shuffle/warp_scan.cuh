@@ -105,6 +105,16 @@ __device__ T warp_prefix_in_block(T warp_inclusive, Op op, BlockScanStorage<T>& 
   return warp == 0 ? Op::template identity<T>() : storage.warp_totals[warp - 1];
 }
 
+/// The combination of all threads' values, returned to every thread.
+/// (A warp scan and the warp-total pass of the block scan, without the
+/// final combine.) The caller needs a barrier before reusing `storage`.
+template <class T, class Op>
+__device__ T block_reduce(T x, Op op, BlockScanStorage<T>& storage) {
+  T block_total;
+  (void)warp_prefix_in_block(warp_inclusive_scan(x, op), op, storage, block_total);
+  return block_total;
+}
+
 /// Inclusive scan across the block: thread t returns x_0 op ... op x_t.
 template <class T, class Op, class Hook = NoStepHook>
 __device__ T block_inclusive_scan(T x, Op op, BlockScanStorage<T>& storage, T& block_total,

@@ -135,7 +135,7 @@ Options parse_options(const std::vector<std::string>& args) {
         throw UsageError("--block must be a power of two (1 .. 1024), not " + std::to_string(o.block));
       }
     } else if (name == "--reps") {
-      o.reps = parse_small_int(value(), "--reps", 1, 100000);
+      o.reps = parse_small_int(value(), "--reps", 0, 100000);
     } else if (name == "--warmup") {
       o.warmup = parse_small_int(value(), "--warmup", 0, 100000);
     } else if (name == "--seed") {
@@ -190,7 +190,7 @@ std::string usage_text(const Chapter& chapter) {
        << "  --kind K        inclusive, exclusive                               [inclusive]\n"
        << "  --variant V     a variant's name, all, or sweep (tuning points)    [all]\n"
        << "  --block B       threads per block, for variants that take it       [theirs]\n"
-       << "  --reps R        timed runs; the median is reported                 [20]\n"
+       << "  --reps R        timed runs; the median is reported; 0: verify only [20]\n"
        << "  --warmup W      untimed runs first                                 [3]\n"
        << "  --seed S        input generator seed                               [1]\n"
        << "  --input LIST    scan these comma-separated values and print them\n"

@@ -206,7 +206,7 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
   }
 
   Harness<T> harness(chapter.where, std::move(input));
-  const bool timing = !o.input && !o.trace && n > 0;
+  const bool timing = !o.input && !o.trace && n > 0 && o.reps > 0;
   if (o.input && o.format == OutputFormat::table) {
     std::cout << "input:  " << join_values(harness.input()) << "\n";
   }
@@ -389,7 +389,9 @@ int run_chapter_or_throw(const Chapter& chapter, int argc, char** argv) {
               << (chapter.where == Where::device ? "device: " : "") << device_line << "\n"
               << "input:  n = " << format_count(o.n) << " " << dtype_name(o.dtype) << ", op "
               << op_name(o.op) << ", " << kind_name(o.kind) << " scan, seed " << o.seed;
-    if (!o.input && !o.trace) std::cout << "; median of " << o.reps << " runs after " << o.warmup << " warm-ups";
+    if (!o.input && !o.trace && o.reps > 0) {
+      std::cout << "; median of " << o.reps << " runs after " << o.warmup << " warm-ups";
+    }
     std::cout << "\n";
     if (o.input) std::cout << "\n";
   }

@@ -32,7 +32,7 @@ struct Options {
   Kind kind = Kind::inclusive;              ///< `--kind`
   std::string variant = "all";              ///< a name, "all" or "sweep"
   int block = 0;                            ///< 0: each variant's default
-  int reps = 20;                            ///< `--reps`: timed runs
+  int reps = 20;                            ///< `--reps`: timed runs (0: verify only)
   int warmup = 3;                           ///< `--warmup`: untimed runs first
   std::uint64_t seed = 1;                   ///< `--seed` of the input generator
   std::optional<std::vector<std::string>> input;  ///< the items of `--input`
