@@ -83,3 +83,14 @@ TEST_CASE("a GPU chapter runs, handles n = 0, and refuses what does not fit", "[
   CHECK(traced.exit_code == 0);
   CHECK_THAT(traced.output, ContainsSubstring("3 4 11 11 15 16 22 25"));
 }
+
+TEST_CASE("single-pass scans stay right over repeated and concurrent runs", "[gpu][stress]") {
+  require_gpu();
+  for (const char* target : {"--chapter 09 --variant chained", "--chapter 10 --variant serial-lookback",
+                             "--chapter 10 --variant warp-lookback", "--chapter 10 --variant tuned"}) {
+    const ProgramResult r = run_program("scan_stress", std::string(target) + " --n 1M --runs 50 --streams 2");
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, ContainsSubstring(" 0 wrong runs"));
+  }
+}

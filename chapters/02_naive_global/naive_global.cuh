@@ -104,7 +104,8 @@ struct Quadratic {
             .max_n_reason = "O(n^2) work: n = 2^20 already costs 5.5e11 operations, and each "
                             "doubling of n quadruples the time",
             .block = 256,
-            .takes_block = true};
+            .takes_block = true,
+            .block_min = 2};
   }
   /// Scans r.in into r.out on r.stream.
   template <class T, class Op>
@@ -124,7 +125,8 @@ struct MultiLaunchKoggeStone {
     return {.name = "multi-launch",
             .summary = "Kogge-Stone, one launch per step, ping-pong buffers: log2 n launches",
             .block = 256,
-            .takes_block = true};
+            .takes_block = true,
+            .block_min = 2};
   }
   /// The scratch memory run() takes.
   template <class T, class Op>

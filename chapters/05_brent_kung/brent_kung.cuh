@@ -71,11 +71,16 @@ __device__ void store_tile(T* out, const T* a, std::int64_t tile_start, int tile
   for (int j = threadIdx.x; j < tile_size; j += blockDim.x) out[tile_start + j] = a[at(j)];
 }
 
-/// Records the whole tile as one row of the trace.
+/// Records the whole tile as one row of the trace. A thread records slots
+/// that other threads write in the next step, so when tracing, a barrier
+/// keeps the next step's writes after these reads. (`log` is the same for the
+/// whole block, so the barrier is reached by all threads or by none.)
 template <class T, class Layout>
 __device__ void record_tile(const StepLog<T>& log, int step, const T* a, std::int64_t tile_start,
                             int tile_size, Layout at) {
+  if (log.rows == nullptr) return;
   for (int j = threadIdx.x; j < tile_size; j += blockDim.x) log.record(step, tile_start + j, a[at(j)]);
+  __syncthreads();
 }
 
 //! [divergent]

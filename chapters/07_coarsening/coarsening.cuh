@@ -112,6 +112,7 @@ __device__ __forceinline__ void load_tile(const T* in, std::int64_t start, int v
     for (int j = 0; j < Items; ++j) items[j] = exchange[exchange_slot(t * Items + j)];
     __syncthreads();
   } else if constexpr (Mode == Arrangement::vectorized) {
+    static_assert(Items % kVectorItems<T> == 0, "vector loads need Items to be a multiple of 16 / sizeof(T)");
     if (valid == Threads * Items && reinterpret_cast<std::uintptr_t>(in) % 16 == 0) {
       // Items / 4 (or / 2) loads of 16 bytes each instead of Items of 4 (or 8).
       const auto* vectors = reinterpret_cast<const Vector<T>*>(in + start + t * Items);
@@ -146,6 +147,7 @@ __device__ __forceinline__ void store_tile(T* out, std::int64_t start, int valid
       if (e < valid) out[start + e] = exchange[exchange_slot(e)];
     }
   } else if constexpr (Mode == Arrangement::vectorized) {
+    static_assert(Items % kVectorItems<T> == 0, "vector stores need Items to be a multiple of 16 / sizeof(T)");
     if (valid == Threads * Items && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
       auto* vectors = reinterpret_cast<Vector<T>*>(out + start + t * Items);
 #pragma unroll
@@ -283,8 +285,6 @@ struct Coarsened {
   /// Scans r.in into r.out on r.stream.
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
-    static_assert(Mode != Arrangement::vectorized || Items % kVectorItems<T> == 0,
-                  "vector loads need Items to be a multiple of the elements per 16 bytes");
     const auto launch = [&](const TileLaunch<T>& t) {
       StepRecorder<T> steps(t.top_level ? r.trace : nullptr, 3);
       coarsened_scan_tiles<Mode, Threads, Items><<<tile_count(t.n, kTile), Threads, 0, r.stream>>>(

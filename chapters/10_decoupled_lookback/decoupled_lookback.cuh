@@ -66,8 +66,6 @@ struct SplitTileState {
     if (s == Status::aggregate) value = aggregate[tile];
     return s;
   }
-  /// Device bytes that must be zero (Status::empty) before a launch.
-  static std::size_t reset_bytes(std::size_t tiles) { return tiles * sizeof(unsigned); }
 };
 //! [split state]
 
@@ -97,8 +95,6 @@ struct PackedTileState {
     std::memcpy(&value, &bits, sizeof value);
     return static_cast<Status>(w >> 32);
   }
-  /// Device bytes that must be zero (Status::empty) before a launch.
-  static std::size_t reset_bytes(std::size_t tiles) { return tiles * sizeof(unsigned long long); }
 };
 //! [packed state]
 
@@ -275,15 +271,19 @@ struct DecoupledLookBack {
   template <class T>
   static Taken<T> take_state(Workspace& workspace, std::size_t tiles) {
     unsigned* ticket = workspace.take<unsigned>(1);
-    const auto bytes_from_ticket = [ticket](const void* end) {
-      return static_cast<std::size_t>(static_cast<const char*>(end) - reinterpret_cast<const char*>(ticket));
+    // Bytes from the ticket to the end of `count` words at `words`. (While
+    // measuring, every pointer is null and the size is not needed.)
+    const auto reset_bytes = [ticket](const auto* words, std::size_t count) -> std::size_t {
+      if (ticket == nullptr) return 0;
+      return static_cast<std::size_t>(reinterpret_cast<const char*>(words) + count * sizeof(*words) -
+                                      reinterpret_cast<const char*>(ticket));
     };
     if constexpr (std::is_same_v<State<T>, PackedTileState<T>>) {
       auto* words = workspace.take<unsigned long long>(tiles);
-      return {ticket, PackedTileState<T>{words}, bytes_from_ticket(words + tiles)};
+      return {ticket, PackedTileState<T>{words}, reset_bytes(words, tiles)};
     } else {
       unsigned* status = workspace.take<unsigned>(tiles);
-      const std::size_t reset = bytes_from_ticket(status + tiles);
+      const std::size_t reset = reset_bytes(status, tiles);
       T* aggregates = workspace.take<T>(tiles);
       T* prefixes = workspace.take<T>(tiles);
       return {ticket, SplitTileState<T>{status, aggregates, prefixes}, reset};

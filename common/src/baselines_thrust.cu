@@ -34,7 +34,7 @@ class WorkspaceAllocator {
     if (p == reinterpret_cast<char*>(base_)) {
       lent_ = false;
     } else {
-      SCAN_CUDA(cudaFree(p));
+      (void)cudaFree(p);  // called while Thrust cleans up: must not throw
     }
   }
 

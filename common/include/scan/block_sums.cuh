@@ -72,7 +72,8 @@ std::array<TotalsLevel<T>, kMaxLevels> take_levels(Workspace& workspace, std::in
                                                    std::int64_t tile) {
   std::array<TotalsLevel<T>, kMaxLevels> levels{};
   std::int64_t count = ceil_div(n, tile);
-  for (int level = 0; count > 1 && level < kMaxLevels; ++level) {
+  for (int level = 0; count > 1; ++level) {
+    if (level == kMaxLevels) throw UsageError("n = " + std::to_string(n) + " needs too many levels of tiles");
     levels[level].totals = workspace.take<T>(static_cast<std::size_t>(count));
     levels[level].scanned = workspace.take<T>(static_cast<std::size_t>(count));
     count = ceil_div(count, tile);

@@ -1,0 +1,339 @@
+// ch00_scoreboard: every chapter's variants against CUB, Thrust and the copy
+// ceiling, over a sweep of n; a table on stdout, progress on stderr, CSV and
+// JSON files with the metadata every published number needs.
+//
+//   ch00_scoreboard [--n-min 1K] [--n-max 256M] [--types int32,float] [--chapters 02,07,10]
+//                   [--reps 20] [--warmup 3] [--seed 1] [--csv FILE] [--json FILE] [--tour]
+//
+// Each variant is verified (poisoned output, sequential oracle) before it is
+// timed; a wrong one is marked FAIL instead of getting a speed, and the
+// program exits 1. Rows reach the CSV file as they are measured, so an
+// interrupted sweep leaves a valid CSV of what finished.
+#include <scan/baselines.hpp>
+#include <scan/cli.hpp>
+#include <scan/device_info.hpp>
+#include <scan/error.hpp>
+#include <scan/generate.hpp>
+#include <scan/harness.hpp>
+#include <scan/registry.hpp>
+#include <scan/verify.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef SCAN_GIT_COMMIT
+#define SCAN_GIT_COMMIT "unknown"
+#endif
+
+namespace {
+
+using namespace scan;
+
+struct Options {
+  std::int64_t n_min = std::int64_t{1} << 10;
+  std::int64_t n_max = std::int64_t{1} << 28;
+  std::vector<DType> types = {DType::i32};
+  std::vector<std::string> chapters;  // empty: every GPU chapter
+  int reps = 20, warmup = 3;
+  std::uint64_t seed = 1;
+  std::string csv_path, json_path;
+  bool tour = false;
+};
+
+/// One measured (or failed, or skipped) entry.
+struct Row {
+  std::string chapter, variant, scope;  // scope: "full", "tile" (a building block) or "reference"
+  DType dtype = DType::i32;
+  std::int64_t n = 0;
+  std::string status;  // PASS, FAIL, SKIP, REF
+  TimingStats timing;
+  double gbps = 0, copy_fraction = 0, x_cub = 0;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--tour") {
+      o.tour = true;
+      o.n_min = o.n_max = std::int64_t{1} << 26;
+      o.reps = 10;
+      continue;
+    }
+    if (arg == "--help") {
+      std::cout << "usage: ch00_scoreboard [--n-min 1K] [--n-max 256M] [--types int32,float] "
+                   "[--chapters 02,07,10]\n                       [--reps 20] [--warmup 3] [--seed 1] "
+                   "[--csv FILE] [--json FILE] [--tour]\n\n"
+                   "Times the copy, CUB, Thrust and every variant of every GPU chapter for n = n-min, "
+                   "4 n-min, ...\nup to n-max (powers of two), after verifying each. --tour: n = 2^26 only.\n";
+      std::exit(kExitOk);
+    }
+    if (i + 1 >= argc) throw UsageError(arg + " needs a value; see --help");
+    const std::string value = argv[++i];
+    if (arg == "--n-min") o.n_min = parse_count(value, "--n-min");
+    else if (arg == "--n-max") o.n_max = parse_count(value, "--n-max");
+    else if (arg == "--reps") o.reps = static_cast<int>(parse_count(value, "--reps"));
+    else if (arg == "--warmup") o.warmup = static_cast<int>(parse_count(value, "--warmup"));
+    else if (arg == "--seed") o.seed = static_cast<std::uint64_t>(parse_count(value, "--seed"));
+    else if (arg == "--csv") o.csv_path = value;
+    else if (arg == "--json") o.json_path = value;
+    else if (arg == "--types") {
+      o.types.clear();
+      for (const auto& item : split_list(value)) {
+        const auto d = parse_dtype(item);
+        if (!d) throw UsageError("--types: '" + item + "' is not int32, uint32, int64, float or double");
+        o.types.push_back(*d);
+      }
+    } else if (arg == "--chapters") {
+      o.chapters = split_list(value);
+    } else {
+      throw UsageError("unknown option '" + arg + "'; see --help");
+    }
+  }
+  if (o.n_min < 1 || o.n_max < o.n_min) throw UsageError("need 1 <= --n-min <= --n-max");
+  if (o.reps < 1) throw UsageError("--reps must be at least 1");
+  return o;
+}
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return text;
+}
+
+std::string fixed(double v, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, v);
+  return text;
+}
+
+std::string exponent(std::int64_t n) {
+  int e = 0;
+  while ((std::int64_t{1} << e) < n) ++e;
+  return (std::int64_t{1} << e) == n ? "2^" + std::to_string(e) : std::to_string(n);
+}
+
+class Scoreboard {
+ public:
+  Scoreboard(Options o, DeviceInfo device, std::string command)
+      : o_(std::move(o)), device_(std::move(device)), command_(std::move(command)) {
+    if (!o_.csv_path.empty()) {
+      csv_.open(o_.csv_path);
+      if (!csv_) throw UsageError("cannot write --csv file '" + o_.csv_path + "'");
+      for (const auto& [key, value] : metadata()) csv_ << "# " << key << ": " << value << "\n";
+      csv_ << "chapter,variant,scope,type,n,status,median_ms,min_ms,max_ms,gbps,copy_fraction,x_cub\n";
+      csv_.flush();
+    }
+  }
+
+  std::vector<std::pair<std::string, std::string>> metadata() const {
+    return {{"gpu", device_.name},
+            {"sms", std::to_string(device_.sm_count)},
+            {"peak_gbps", fixed(device_.peak_gbps, 0)},
+            {"cuda_runtime", cuda_version_string(device_.runtime_version)},
+            {"driver", device_.driver_release.empty() ? cuda_version_string(device_.driver_api_version)
+                                                      : device_.driver_release},
+            {"commit", SCAN_GIT_COMMIT},
+            {"date", now_utc()},
+            {"command", command_}};
+  }
+
+  /// Measures everything at one (type, n).
+  template <class T>
+  void measure(std::int64_t n, const std::vector<std::pair<std::string, const Variant*>>& entries) {
+    Harness<T> harness(Where::device, generate_input<T>(n, o_.seed + static_cast<std::uint64_t>(n)));
+    const double bytes = 2.0 * static_cast<double>(n) * sizeof(T);
+    const auto add = [&](Row row) {
+      if (row.status == "PASS" || row.status == "REF") {
+        row.gbps = gigabytes_per_second(bytes, row.timing.median_ms);
+        row.copy_fraction = copy_ms_ > 0 ? copy_ms_ / row.timing.median_ms : 0;
+        row.x_cub = cub_ms_ > 0 && row.status == "PASS" ? cub_ms_ / row.timing.median_ms : 0;
+      }
+      emit(row);
+    };
+
+    copy_ms_ = cub_ms_ = 0;
+    Row copy{"00", "cudaMemcpy", "reference", dtype_of<T>(), n, "REF"};
+    copy.timing = harness.time_copy(o_.warmup, o_.reps);
+    copy_ms_ = copy.timing.median_ms;
+    add(copy);
+    Row kernel{"00", "copy-kernel", "reference", dtype_of<T>(), n, "REF"};
+    kernel.timing = measure_copy_kernel(static_cast<std::size_t>(n) * sizeof(T), o_.warmup, o_.reps);
+    add(kernel);
+
+    for (const auto& [chapter, v] : entries) {
+      Row row{chapter, v->info.name, v->info.segment > 0 ? "tile" : "full", dtype_of<T>(), n, "PASS"};
+      if (!v->supports(dtype_of<T>(), OpId::add)) continue;
+      if (n > v->info.max_n) {
+        row.status = "SKIP";
+        add(row);
+        continue;
+      }
+      const std::vector<T> out = harness.run_once(*v, OpId::add, Kind::inclusive, v->info.block, nullptr);
+      VerifyReport report = verify_scan(harness.input(), out, Kind::inclusive, Add{}, v->info.segment);
+      if (report.ok) {
+        row.timing = harness.time(*v, OpId::add, Kind::inclusive, v->info.block, o_.warmup, o_.reps);
+        report = verify_scan(harness.input(), harness.output(), Kind::inclusive, Add{}, v->info.segment);
+      }
+      if (!report.ok) {
+        row.status = "FAIL";
+        failed_ = true;
+        std::cerr << "FAIL: chapter " << chapter << " variant '" << v->info.name << "', n = " << n << " "
+                  << dtype_name(dtype_of<T>()) << ": " << report.describe() << "\n";
+      }
+      if (v == &cub_variant() && row.status == "PASS") cub_ms_ = row.timing.median_ms;
+      add(row);
+    }
+  }
+
+  void finish() {
+    if (!o_.json_path.empty()) write_json();
+    print_summary();
+  }
+
+  bool failed() const { return failed_; }
+
+ private:
+  void emit(const Row& row) {
+    rows_.push_back(row);
+    std::cerr << "  " << dtype_name(row.dtype) << " n=" << exponent(row.n) << "  ch" << row.chapter << " "
+              << row.variant << ": "
+              << (row.status == "PASS" || row.status == "REF" ? fixed(row.gbps, 1) + " GB/s" : row.status)
+              << "\n";
+    if (csv_.is_open()) {
+      csv_ << row.chapter << ',' << row.variant << ',' << row.scope << ',' << dtype_name(row.dtype) << ','
+           << row.n << ',' << row.status << ',';
+      if (row.status == "PASS" || row.status == "REF") {
+        csv_ << fixed(row.timing.median_ms, 6) << ',' << fixed(row.timing.min_ms, 6) << ','
+             << fixed(row.timing.max_ms, 6) << ',' << fixed(row.gbps, 2) << ',' << fixed(row.copy_fraction, 4)
+             << ',' << (row.x_cub > 0 ? fixed(row.x_cub, 4) : "");
+      } else {
+        csv_ << ",,,,,";
+      }
+      csv_ << "\n";
+      csv_.flush();  // an interrupted sweep keeps every finished row
+    }
+  }
+
+  void write_json() const {
+    std::ofstream json(o_.json_path);
+    if (!json) throw UsageError("cannot write --json file '" + o_.json_path + "'");
+    json << "{\n  \"metadata\": {";
+    const auto meta = metadata();
+    for (std::size_t i = 0; i < meta.size(); ++i) {
+      std::string value;
+      for (char c : meta[i].second) value += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+      json << (i ? ", " : "") << "\"" << meta[i].first << "\": \"" << value << "\"";
+    }
+    json << "},\n  \"rows\": [";
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      const Row& r = rows_[i];
+      json << (i ? ",\n" : "\n") << "    {\"chapter\": \"" << r.chapter << "\", \"variant\": \"" << r.variant
+           << "\", \"scope\": \"" << r.scope << "\", \"type\": \"" << dtype_name(r.dtype) << "\", \"n\": " << r.n
+           << ", \"status\": \"" << r.status << "\"";
+      if (r.status == "PASS" || r.status == "REF") {
+        json << ", \"median_ms\": " << fixed(r.timing.median_ms, 6) << ", \"min_ms\": " << fixed(r.timing.min_ms, 6)
+             << ", \"max_ms\": " << fixed(r.timing.max_ms, 6) << ", \"gbps\": " << fixed(r.gbps, 2)
+             << ", \"copy_fraction\": " << fixed(r.copy_fraction, 4);
+        if (r.x_cub > 0) json << ", \"x_cub\": " << fixed(r.x_cub, 4);
+      }
+      json << "}";
+    }
+    json << "\n  ]\n}\n";
+  }
+
+  /// Per type: each chapter's fastest full scan at the largest n, with the baselines.
+  void print_summary() const {
+    std::cout << "\nscoreboard: " << device_.name << ", CUDA " << cuda_version_string(device_.runtime_version)
+              << "; inclusive sums, median of " << o_.reps << " runs\n";
+    for (DType d : o_.types) {
+      std::int64_t largest = 0;
+      for (const Row& r : rows_) {
+        if (r.dtype == d) largest = std::max(largest, r.n);
+      }
+      std::cout << "\n" << dtype_name(d) << ", n = " << exponent(largest) << "\n";
+      std::cout << "  chapter  best variant             median ms      GB/s   % copy   x CUB\n";
+      std::map<std::string, const Row*> best;
+      for (const Row& r : rows_) {
+        if (r.dtype != d || r.n != largest) continue;
+        const bool usable = (r.status == "PASS" && r.scope == "full") || r.status == "REF";
+        if (!usable) continue;
+        const std::string key = r.chapter == "00" ? "00 " + r.variant : r.chapter;
+        if (!best.count(key) || r.gbps > best[key]->gbps) best[key] = &r;
+      }
+      for (const auto& [key, r] : best) {
+        char line[160];
+        std::snprintf(line, sizeof line, "  %-7s  %-22s %10.4f %9.1f %7.1f%% %7s\n", r->chapter.c_str(),
+                      r->variant.c_str(), r->timing.median_ms, r->gbps, 100.0 * r->copy_fraction,
+                      r->x_cub > 0 ? fixed(r->x_cub, 2).c_str() : "-");
+        std::cout << line;
+      }
+      for (const Row& r : rows_) {
+        if (r.dtype == d && r.status == "FAIL") std::cout << "  FAIL: chapter " << r.chapter << " " << r.variant
+                                                          << " at n = " << exponent(r.n) << "\n";
+      }
+    }
+  }
+
+  Options o_;
+  DeviceInfo device_;
+  std::string command_;
+  std::ofstream csv_;
+  std::vector<Row> rows_;
+  double copy_ms_ = 0, cub_ms_ = 0;
+  bool failed_ = false;
+};
+
+int run(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  std::string command = "ch00_scoreboard";
+  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+  const DeviceInfo device = query_device();  // exit 3 without a usable device
+
+  // The entries: CUB and Thrust, then every chosen chapter's variants.
+  std::vector<std::pair<std::string, const Variant*>> entries = {{"00", &cub_variant()},
+                                                                 {"00", &thrust_variant()}};
+  for (const Chapter* c : all_chapters()) {
+    if (c->where != Where::device) continue;
+    if (!o.chapters.empty() && std::find(o.chapters.begin(), o.chapters.end(), c->number) == o.chapters.end()) {
+      continue;
+    }
+    for (const Variant& v : c->variants) {
+      if (!v.info.tuning) entries.emplace_back(c->number, &v);
+    }
+  }
+
+  std::cerr << "ch00_scoreboard: " << describe(device) << "\n";
+  Scoreboard board(o, device, command);
+  for (DType d : o.types) {
+    for (std::int64_t n = o.n_min; n <= o.n_max; n *= 4) {
+      std::cerr << dtype_name(d) << ", n = " << exponent(n) << "\n";
+      visit_combo(d, OpId::add, [&]<class T, class Op>() { board.measure<T>(n, entries); });
+    }
+  }
+  board.finish();
+  return board.failed() ? kExitWrongResult : kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "ch00_scoreboard: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const CudaError& e) {
+    std::cerr << "ch00_scoreboard: CUDA error: " << e.what() << "\n";
+    return kExitCuda;
+  }
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Measurements on a GPU machine: the scoreboard (every chapter against CUB
+# and the copy), the chapters' extra sizes, the tuning sweeps, and ncu
+# counters (bank conflicts, DRAM bytes). Writes into OUT.
+#   scripts/gpu/bench.sh BIN_DIR OUT_DIR [quick]
+set -uo pipefail
+bin=$1
+out=$2
+mode=${3:-full}
+mkdir -p "$out"
+log() { echo "[$((SECONDS))s] $*" | tee -a "$out/bench-summary.txt"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv > "$out/gpu.csv" 2>&1
+if [ "$mode" = quick ]; then
+  log "scoreboard (int32, 2^16 .. 2^28)"
+  "$bin/ch00_scoreboard" --types int32 --n-min 64K --n-max 256M --csv "$out/scoreboard.csv" \
+      > "$out/scoreboard.txt" 2> "$out/scoreboard.err"
+else
+  log "scoreboard (int32 and float, 2^10 .. 2^28)"
+  "$bin/ch00_scoreboard" --types int32,float --n-min 1K --n-max 256M --csv "$out/scoreboard.csv" \
+      --json "$out/scoreboard.json" > "$out/scoreboard.txt" 2> "$out/scoreboard.err"
+fi
+log "scoreboard exit $?"
+for ch in 08_hierarchical 09_stream_scan 10_decoupled_lookback; do
+  for type in int32 float; do
+    "$bin/ch$ch" --n 1G --type "$type" --csv > "$out/ch${ch%%_*}-1G-$type.csv" 2>> "$out/extra.err"
+    log "ch$ch 2^30 $type exit $?"
+  done
+done
+for ch in 07_coarsening 10_decoupled_lookback; do
+  "$bin/ch$ch" --variant sweep --n 256M --csv > "$out/sweep-ch${ch%%_*}.csv" 2>> "$out/extra.err"
+  log "sweep ch$ch exit $?"
+done
+for ch in 02_naive_global 03_shared_memory 04_double_buffer 05_brent_kung 06_warp_shuffle; do
+  for block in 128 256 512 1024; do
+    "$bin/ch$ch" --n 256M --block "$block" --no-baselines --csv > "$out/block-ch${ch%%_*}-$block.csv" 2>> "$out/extra.err"
+  done
+  log "block sweep ch$ch"
+done
+ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
+for v in divergent contiguous two-per-thread blelloch padded; do
+  "$ncu" --csv --metrics "$metrics" --kernel-name regex:'brent_kung|blelloch' --launch-count 1 \
+      "$bin/ch05_brent_kung" --variant "$v" --n 1M --reps 0 --no-baselines > "$out/ncu-ch05-$v.csv" 2>&1
+  log "ncu ch05 $v exit $?"
+done
+for target in "07_coarsening vectorized" "07_coarsening tile-only" "08_hierarchical scan-then-propagate" \
+              "08_hierarchical reduce-then-scan" "08_hierarchical fixed-grid" "09_stream_scan chained" \
+              "10_decoupled_lookback tuned"; do
+  set -- $target
+  "$ncu" --csv --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
+      "$bin/ch$1" --variant "$2" --n 64M --reps 0 > "$out/ncu-dram-${1%%_*}-$2.csv" 2>&1
+  log "ncu dram ch$1 $2 exit $?"
+done
