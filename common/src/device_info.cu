@@ -1,6 +1,7 @@
 #include <scan/device_buffer.hpp>
 #include <scan/device_info.hpp>
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -9,13 +10,18 @@ namespace scan {
 namespace {
 
 /// The kernel driver's release, e.g. "580.159.04", read from the Linux
-/// driver's proc file; empty where that file does not exist.
+/// driver's proc file ("NVRM version: NVIDIA UNIX ... Kernel Module [for
+/// x86_64] 580.159.04 ..."): the first word after "Module" that starts with
+/// a digit and holds a dot. Empty where that file does not exist.
 std::string read_driver_release() {
   std::ifstream file("/proc/driver/nvidia/version");
-  std::string word, previous;
+  std::string word;
+  bool after_module = false;
   while (file >> word) {
-    if (previous == "Module") return word;  // "... Kernel Module  580.159.04  ..."
-    previous = word;
+    if (word == "Module") after_module = true;
+    if (after_module && std::isdigit(static_cast<unsigned char>(word[0])) && word.find('.') != std::string::npos) {
+      return word;
+    }
   }
   return {};
 }

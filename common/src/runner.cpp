@@ -14,6 +14,8 @@
 #include <sstream>
 #include <string>
 #include <thread>
+
+#include <unistd.h>
 #include <vector>
 
 namespace scan {
@@ -169,6 +171,37 @@ struct RunResult {
   bool any_failed = false;
 };
 
+/// Refuses, with a reason, an n the device or the host cannot hold, before
+/// anything is allocated (an input the host cannot hold would otherwise be
+/// ended by the kernel's out-of-memory killer, not by a message).
+template <class T>
+void check_memory(const Options& o, const std::vector<const Variant*>& variants, bool with_cub,
+                  const DeviceInfo* device) {
+  const std::int64_t n = o.n;
+  const std::size_t array_bytes = static_cast<std::size_t>(n) * sizeof(T);
+  const std::string what = "n = " + std::to_string(n) + " " + std::string(dtype_name(o.dtype));
+  // The host keeps the input, one output copy and the oracle's pass over them.
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_size > 0 && 2 * array_bytes > static_cast<std::size_t>(pages) * page_size) {
+    throw UsageError(what + " needs " + format_bytes(2 * array_bytes) + " of host memory but the host has " +
+                     format_bytes(static_cast<std::size_t>(pages) * page_size) + "; choose a smaller --n");
+  }
+  if (device == nullptr) return;
+  std::size_t largest_workspace = 0;
+  std::vector<const Variant*> all = variants;
+  if (with_cub) all.push_back(&cub_variant());
+  for (const Variant* v : all) {
+    if (n <= v->info.max_n) {
+      largest_workspace = std::max(largest_workspace, v->workspace_bytes(o.dtype, o.op, n, v->block_for(o.block)));
+    }
+  }
+  const std::size_t needed = 2 * array_bytes + largest_workspace;
+  if (needed > device->free_bytes) {
+    throw UsageError(what + " needs " + format_bytes(needed) + " of device memory (input, output, workspace) but " +
+                     format_bytes(device->free_bytes) + " is free; choose a smaller --n");
+  }
+}
+
 template <class T, class Op>
 RunResult run_typed(const Chapter& chapter, const Options& o,
                     const std::vector<const Variant*>& variants, const DeviceInfo* device) {
@@ -186,24 +219,6 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
 
   std::vector<const Variant*> all = variants;
   if (chapter.where == Where::device && o.baselines) all.push_back(&cub_variant());
-
-  if (device != nullptr) {
-    // Refuse, with a reason, what the device cannot hold.
-    std::size_t largest_workspace = 0;
-    for (const Variant* v : all) {
-      if (n <= v->info.max_n) {
-        largest_workspace = std::max(
-            largest_workspace, v->workspace_bytes(o.dtype, o.op, n, v->block_for(o.block)));
-      }
-    }
-    const std::size_t needed = 2 * static_cast<std::size_t>(n) * sizeof(T) + largest_workspace;
-    if (needed > device->free_bytes) {
-      throw UsageError("n = " + std::to_string(n) + " " + std::string(dtype_name(o.dtype)) +
-                       " needs " + format_bytes(needed) +
-                       " of device memory (input, output, workspace) but " +
-                       format_bytes(device->free_bytes) + " is free; choose a smaller --n");
-    }
-  }
 
   Harness<T> harness(chapter.where, std::move(input));
   const bool timing = !o.input && !o.trace && n > 0 && o.reps > 0;
@@ -383,6 +398,11 @@ int run_chapter_or_throw(const Chapter& chapter, int argc, char** argv) {
   } else {
     device_line = "host, " + std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " threads";
   }
+
+  visit_combo(o.dtype, o.op, [&]<class T, class Op>() {
+    check_memory<T>(o, variants, chapter.where == Where::device && o.baselines,
+                    chapter.where == Where::device ? &device : nullptr);
+  });
 
   if (o.format == OutputFormat::table) {
     std::cout << chapter.program() << ": " << chapter.title << "\n"

@@ -2,40 +2,44 @@
 # Measurements on a GPU machine: the scoreboard (every chapter against CUB
 # and the copy), the chapters' extra sizes, the tuning sweeps, and ncu
 # counters (bank conflicts, DRAM bytes). Writes into OUT.
-#   scripts/gpu/bench.sh BIN_DIR OUT_DIR [quick]
+#   scripts/gpu/bench.sh BIN_DIR OUT_DIR [PARTS]
+# PARTS: any of scoreboard,glance,large,sweeps,blocks,ncu (default all but glance);
+# glance is the scoreboard at 2^28 int32 only.
 set -uo pipefail
 bin=$1
 out=$2
-mode=${3:-full}
+parts=${3:-scoreboard,large,sweeps,blocks,ncu}
+want() { [[ ",$parts," == *",$1,"* ]]; }
 mkdir -p "$out"
 log() { echo "[$((SECONDS))s] $*" | tee -a "$out/bench-summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv > "$out/gpu.csv" 2>&1
-if [ "$mode" = quick ]; then
-  log "scoreboard (int32, 2^16 .. 2^28)"
-  "$bin/ch00_scoreboard" --types int32 --n-min 64K --n-max 256M --csv "$out/scoreboard.csv" \
-      > "$out/scoreboard.txt" 2> "$out/scoreboard.err"
-else
-  log "scoreboard (int32 and float, 2^10 .. 2^28)"
+if want glance; then
+  "$bin/ch00_scoreboard" --types int32 --n-min 256M --n-max 256M --csv "$out/glance.csv" \
+      > "$out/glance.txt" 2> "$out/glance.err"
+  log "glance exit $?"
+fi
+if want scoreboard; then
   "$bin/ch00_scoreboard" --types int32,float --n-min 1K --n-max 256M --csv "$out/scoreboard.csv" \
       --json "$out/scoreboard.json" > "$out/scoreboard.txt" 2> "$out/scoreboard.err"
+  log "scoreboard exit $?"
 fi
-log "scoreboard exit $?"
-for ch in 08_hierarchical 09_stream_scan 10_decoupled_lookback; do
+want large && for ch in 08_hierarchical 09_stream_scan 10_decoupled_lookback; do
   for type in int32 float; do
     "$bin/ch$ch" --n 1G --type "$type" --csv > "$out/ch${ch%%_*}-1G-$type.csv" 2>> "$out/extra.err"
     log "ch$ch 2^30 $type exit $?"
   done
 done
-for ch in 07_coarsening 10_decoupled_lookback; do
+want sweeps && for ch in 07_coarsening 10_decoupled_lookback; do
   "$bin/ch$ch" --variant sweep --n 256M --csv > "$out/sweep-ch${ch%%_*}.csv" 2>> "$out/extra.err"
   log "sweep ch$ch exit $?"
 done
-for ch in 02_naive_global 03_shared_memory 04_double_buffer 05_brent_kung 06_warp_shuffle; do
+want blocks && for ch in 02_naive_global 03_shared_memory 04_double_buffer 05_brent_kung 06_warp_shuffle; do
   for block in 128 256 512 1024; do
     "$bin/ch$ch" --n 256M --block "$block" --no-baselines --csv > "$out/block-ch${ch%%_*}-$block.csv" 2>> "$out/extra.err"
   done
   log "block sweep ch$ch"
 done
+want ncu || exit 0
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
 for v in divergent contiguous two-per-thread blelloch padded; do
