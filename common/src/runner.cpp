@@ -204,7 +204,7 @@ void check_memory(const Options& o, const std::vector<const Variant*>& variants,
 
 template <class T, class Op>
 RunResult run_typed(const Chapter& chapter, const Options& o,
-                    const std::vector<const Variant*>& variants, const DeviceInfo* device) {
+                    const std::vector<const Variant*>& variants) {
   RunResult result;
   std::vector<T> input;
   if (o.input) {
@@ -418,7 +418,7 @@ int run_chapter_or_throw(const Chapter& chapter, int argc, char** argv) {
 
   RunResult result;
   visit_combo(o.dtype, o.op, [&]<class T, class Op>() {
-    result = run_typed<T, Op>(chapter, o, variants, chapter.where == Where::device ? &device : nullptr);
+    result = run_typed<T, Op>(chapter, o, variants);
   });
 
   switch (o.format) {
