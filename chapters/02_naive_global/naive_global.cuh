@@ -165,7 +165,7 @@ struct InBlockGlobal {
   static VariantInfo info() {
     return {.name = "in-block-global",
             .summary = "Kogge-Stone per block in global memory, two barriers a step, block-sum fix-up",
-            .block = 256,
+            .block = 128,
             .takes_block = true,
             .block_min = 2,
             .items_per_thread = 1};

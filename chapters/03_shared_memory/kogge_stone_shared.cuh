@@ -67,7 +67,7 @@ struct KoggeStoneShared {
   static VariantInfo info() {
     return {.name = "kogge-stone",
             .summary = "Kogge-Stone on a shared-memory tile, two barriers per step, block-sum fix-up",
-            .block = 512,
+            .block = 128,
             .takes_block = true,
             .block_min = 2,
             .items_per_thread = 1};

@@ -60,7 +60,7 @@ struct KoggeStoneDoubleBuffered {
   static VariantInfo info() {
     return {.name = "double-buffer",
             .summary = "Kogge-Stone with two shared buffers, one barrier per step, block-sum fix-up",
-            .block = 512,
+            .block = 128,
             .takes_block = true,
             .block_min = 2,
             .items_per_thread = 1};

@@ -248,7 +248,7 @@ struct Divergent {
   static VariantInfo info() {
     return {.name = "divergent",
             .summary = "Brent-Kung, one element per thread, active threads scattered over warps",
-            .block = 1024, .takes_block = true, .block_min = 2, .items_per_thread = 1};
+            .block = 128, .takes_block = true, .block_min = 2, .items_per_thread = 1};
   }
   /// The scratch memory run() takes.
   template <class T, class Op>
@@ -274,15 +274,15 @@ struct Contiguous {
     if constexpr (std::is_same_v<Layout, PaddedLayout>) {
       return {.name = "padded",
               .summary = "two elements per thread, shared memory padded against bank conflicts",
-              .block = 512, .takes_block = true, .block_min = 2, .items_per_thread = 2};
+              .block = 128, .takes_block = true, .block_min = 2, .items_per_thread = 2};
     } else if constexpr (Items == 2) {
       return {.name = "two-per-thread",
               .summary = "Brent-Kung, contiguous mapping, two elements per thread: no idle first step",
-              .block = 512, .takes_block = true, .block_min = 2, .items_per_thread = 2};
+              .block = 128, .takes_block = true, .block_min = 2, .items_per_thread = 2};
     } else {
       return {.name = "contiguous",
               .summary = "Brent-Kung, one element per thread, active threads packed into few warps",
-              .block = 1024, .takes_block = true, .block_min = 2, .items_per_thread = 1};
+              .block = 128, .takes_block = true, .block_min = 2, .items_per_thread = 1};
     }
   }
   /// The scratch memory run() takes.
@@ -308,7 +308,7 @@ struct Blelloch {
   static VariantInfo info() {
     return {.name = "blelloch",
             .summary = "Blelloch's exclusive up-sweep/down-sweep, two elements per thread",
-            .block = 512, .takes_block = true, .block_min = 2, .items_per_thread = 2};
+            .block = 128, .takes_block = true, .block_min = 2, .items_per_thread = 2};
   }
   /// The scratch memory run() takes.
   template <class T, class Op>

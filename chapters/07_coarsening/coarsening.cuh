@@ -33,8 +33,15 @@ const Chapter& chapter();
 enum class Arrangement {
   direct,      ///< each thread reads its own Items consecutive elements (uncoalesced)
   transposed,  ///< the warp reads consecutive elements; shared memory regroups them
-  vectorized,  ///< each thread reads its elements as 16-byte vectors
+  vectorized,  ///< each thread reads its own elements as 16-byte vectors
+  /// 16-byte vectors, consecutive across the warp; shared memory regroups them
+  vector_transposed,
 };
+
+/// True for the arrangements that regroup the tile in shared memory.
+SCAN_HD constexpr bool uses_exchange(Arrangement mode) {
+  return mode == Arrangement::transposed || mode == Arrangement::vector_transposed;
+}
 
 /// Elements in one 16-byte vector.
 template <class T>
@@ -55,8 +62,7 @@ template <class T, int Threads, int Items, Arrangement Mode>
 struct TileStorage {
   /// One spare slot after every 32 elements, so that reading a thread's
   /// Items consecutive elements does not pile onto one bank.
-  static constexpr int kSlots =
-      Mode == Arrangement::transposed ? Threads * Items + Threads * Items / 32 : 1;
+  static constexpr int kSlots = uses_exchange(Mode) ? Threads * Items + Threads * Items / 32 : 1;
   union {
     T exchange[kSlots];                  ///< the tile, during a transpose
     ch06::BlockScanStorage<T> scan;      ///< the block scan of thread totals
@@ -99,12 +105,27 @@ template <Arrangement Mode, int Threads, int Items, class T>
 __device__ __forceinline__ void load_tile(const T* in, std::int64_t start, int valid, T (&items)[Items],
                                           T* exchange, T padding) {
   const int t = threadIdx.x;
-  if constexpr (Mode == Arrangement::transposed) {
-    // Striped: in round j, consecutive threads read consecutive elements.
+  if constexpr (uses_exchange(Mode)) {
+    constexpr int kVectors = Items / kVectorItems<T>;
+    if (Mode == Arrangement::vector_transposed && valid == Threads * Items &&
+        reinterpret_cast<std::uintptr_t>(in) % 16 == 0) {
+      // Striped vectors: in round v, consecutive threads read consecutive
+      // 16-byte vectors, so one warp-wide load covers 512 contiguous bytes.
+      const auto* vectors = reinterpret_cast<const Vector<T>*>(in + start);
 #pragma unroll
-    for (int j = 0; j < Items; ++j) {
-      const int e = j * Threads + t;
-      exchange[exchange_slot(e)] = e < valid ? in[start + e] : padding;
+      for (int v = 0; v < kVectors; ++v) {
+        const Vector<T> loaded = vectors[v * Threads + t];
+        const int e = (v * Threads + t) * kVectorItems<T>;
+#pragma unroll
+        for (int k = 0; k < kVectorItems<T>; ++k) exchange[exchange_slot(e + k)] = loaded.values[k];
+      }
+    } else {
+      // Striped: in round j, consecutive threads read consecutive elements.
+#pragma unroll
+      for (int j = 0; j < Items; ++j) {
+        const int e = j * Threads + t;
+        exchange[exchange_slot(e)] = e < valid ? in[start + e] : padding;
+      }
     }
     __syncthreads();
     // Blocked: each thread takes its Items consecutive elements.
@@ -137,14 +158,28 @@ template <Arrangement Mode, int Threads, int Items, class T>
 __device__ __forceinline__ void store_tile(T* out, std::int64_t start, int valid, const T (&items)[Items],
                                            T* exchange) {
   const int t = threadIdx.x;
-  if constexpr (Mode == Arrangement::transposed) {
+  if constexpr (uses_exchange(Mode)) {
+    constexpr int kVectors = Items / kVectorItems<T>;
 #pragma unroll
     for (int j = 0; j < Items; ++j) exchange[exchange_slot(t * Items + j)] = items[j];
     __syncthreads();
+    if (Mode == Arrangement::vector_transposed && valid == Threads * Items &&
+        reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+      auto* vectors = reinterpret_cast<Vector<T>*>(out + start);
 #pragma unroll
-    for (int j = 0; j < Items; ++j) {
-      const int e = j * Threads + t;
-      if (e < valid) out[start + e] = exchange[exchange_slot(e)];
+      for (int v = 0; v < kVectors; ++v) {
+        const int e = (v * Threads + t) * kVectorItems<T>;
+        Vector<T> packed;
+#pragma unroll
+        for (int k = 0; k < kVectorItems<T>; ++k) packed.values[k] = exchange[exchange_slot(e + k)];
+        vectors[v * Threads + t] = packed;
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < Items; ++j) {
+        const int e = j * Threads + t;
+        if (e < valid) out[start + e] = exchange[exchange_slot(e)];
+      }
     }
   } else if constexpr (Mode == Arrangement::vectorized) {
     static_assert(Items % kVectorItems<T> == 0, "vector stores need Items to be a multiple of 16 / sizeof(T)");
@@ -218,7 +253,7 @@ __device__ __forceinline__ T scan_tile(const T* in, T* out, std::int64_t start, 
   const T before = ch06::block_exclusive_scan(thread_total, op, storage.scan, tile_total);  // phase 2
   add_prefix(items, op(seed, before), kind, op);                               // phase 3
   record_items(log, 2, start, valid, items);
-  if constexpr (Mode == Arrangement::transposed) {
+  if constexpr (uses_exchange(Mode)) {
     __syncthreads();  // every thread has read storage.scan: the exchange buffer is free again
   }
   store_tile<Mode, Threads, Items>(out, start, valid, items, storage.exchange);
@@ -262,14 +297,16 @@ struct Coarsened {
     VariantInfo v;
     const char* mode = Mode == Arrangement::direct       ? "direct"
                        : Mode == Arrangement::transposed ? "transposed"
-                                                         : "vectorized";
+                       : Mode == Arrangement::vectorized ? "vectorized"
+                                                         : "vector-transposed";
     v.name = Tuning ? (TileOnly ? "tile-" : "") + shape_name(Threads, Items) : mode;
     if (TileOnly && !Tuning) v.name = "tile-only";
     v.summary = std::string(TileOnly ? "the tile kernel alone (a tile-wise scan), " : "three phases, ") +
                 shape_name(Threads, Items) + " threads x items, " +
                 (Mode == Arrangement::direct       ? "each thread loads its own items (uncoalesced)"
                  : Mode == Arrangement::transposed ? "coalesced loads through a shared-memory transpose"
-                                                   : "16-byte vector loads and stores");
+                 : Mode == Arrangement::vectorized ? "each thread loads its items as 16-byte vectors"
+                                                   : "16-byte vectors across the warp, then a shared-memory transpose");
     if (!TileOnly) v.summary += ", block-sum fix-up";
     v.block = Threads;
     v.items_per_thread = Items;
@@ -304,5 +341,7 @@ struct Coarsened {
 inline constexpr int kThreads = 256;
 /// Items per thread of the chapter's variants.
 inline constexpr int kItems = 16;
+/// The arrangement later chapters build on: the fastest one measured.
+inline constexpr Arrangement kBestArrangement = Arrangement::vector_transposed;
 
 }  // namespace scan::ch07

@@ -35,7 +35,7 @@ inline constexpr int kItems = ch07::kItems;
 inline constexpr int kTile = kThreads * kItems;
 /// Shared memory of one tile.
 template <class T>
-using Storage = ch07::TileStorage<T, kThreads, kItems, Arrangement::vectorized>;
+using Storage = ch07::TileStorage<T, kThreads, kItems, ch07::kBestArrangement>;
 
 /// The tile `tile` of n elements: where it starts and how many it holds.
 struct TileSpan {
@@ -57,7 +57,7 @@ __device__ __forceinline__ TileSpan tile_span(std::int64_t tile, std::int64_t n)
 template <class T, class Op>
 __device__ T reduce_tile(const T* in, TileSpan span, Op op, Storage<T>& storage) {
   T items[kItems];
-  ch07::load_tile<Arrangement::vectorized, kThreads, kItems>(in, span.start, span.valid, items,
+  ch07::load_tile<ch07::kBestArrangement, kThreads, kItems>(in, span.start, span.valid, items,
                                                             storage.exchange, Op::template identity<T>());
   T thread_total = items[0];
 #pragma unroll
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ Storage<T> storage;
   const T seed = carries != nullptr ? carries[blockIdx.x] : Op::template identity<T>();
   const TileSpan span = tile_span(blockIdx.x, n);
-  (void)ch07::scan_tile<Arrangement::vectorized, kThreads, kItems>(in, out, span.start, span.valid, kind,
+  (void)ch07::scan_tile<ch07::kBestArrangement, kThreads, kItems>(in, out, span.start, span.valid, kind,
                                                                    seed, op, storage, StepLog<T>{});
 }
 //! [reduce-then-scan kernels]
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(kThreads)
   T carry = chunk_carries[blockIdx.x];
   for (std::int64_t tile = first; tile < last; ++tile) {
     const TileSpan span = tile_span(tile, n);
-    const T tile_total = ch07::scan_tile<Arrangement::vectorized, kThreads, kItems>(
+    const T tile_total = ch07::scan_tile<ch07::kBestArrangement, kThreads, kItems>(
         in, out, span.start, span.valid, kind, carry, op, storage, StepLog<T>{});
     carry = op(carry, tile_total);
     __syncthreads();  // storage is reused by the next tile
@@ -171,7 +171,7 @@ struct ScanThenPropagate {
   /// Scans r.in into r.out on r.stream.
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
-    ch07::Coarsened<Arrangement::vectorized, kThreads, kItems>::run(r, op);
+    ch07::Coarsened<ch07::kBestArrangement, kThreads, kItems>::run(r, op);
   }
 };
 

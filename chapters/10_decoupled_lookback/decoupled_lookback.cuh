@@ -172,7 +172,7 @@ template <int Threads, int Items, LookBack Walk, class State, class T, class Op>
 __global__ void __launch_bounds__(Threads)
     decoupled_look_back_scan(const T* in, T* out, std::int64_t n, Kind kind, unsigned* ticket,
                              State state, Spin spin, Op op) {
-  __shared__ ch07::TileStorage<T, Threads, Items, Arrangement::vectorized> storage;
+  __shared__ ch07::TileStorage<T, Threads, Items, ch07::kBestArrangement> storage;
   __shared__ T tile_prefix;
   constexpr int kTile = Threads * Items;
   const unsigned tile = ch09::take_ticket(ticket);
@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(Threads)
   const int valid = n - start < kTile ? static_cast<int>(n - start) : kTile;
 
   T items[Items];
-  ch07::load_tile<Arrangement::vectorized, Threads, Items>(in, start, valid, items, storage.exchange,
+  ch07::load_tile<ch07::kBestArrangement, Threads, Items>(in, start, valid, items, storage.exchange,
                                                            Op::template identity<T>());
   const T thread_total = ch07::thread_inclusive_scan(items, op);
   T aggregate;
@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(Threads)
   __syncthreads();
 
   ch07::add_prefix(items, op(tile_prefix, before), kind, op);
-  ch07::store_tile<Arrangement::vectorized, Threads, Items>(out, start, valid, items, storage.exchange);
+  ch07::store_tile<ch07::kBestArrangement, Threads, Items>(out, start, valid, items, storage.exchange);
 }
 //! [look-back kernel]
 

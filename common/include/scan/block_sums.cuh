@@ -36,23 +36,46 @@ struct TileLaunch {
   bool top_level = false;       ///< level 0: the level `--trace` shows
 };
 
+//! [add carries]
 /// Adds the scanned total of tiles 0 .. b-1 to every element of tile b > 0.
 ///
-/// Block k handles tile b = k + 1 (tile 0 needs no carry), so no thread has
-/// to divide its index by the tile size. The carry goes on the *left*: the
+/// Block k covers `span` elements (a whole number of tiles, at least a few
+/// thousand elements) starting at tile 1 + k * (span / tile); tile 0 needs
+/// no carry. Inside the block an index fits 32 bits, so finding an
+/// element's tile is a cheap 32-bit division. Each thread loads
+/// kCarryBatch elements before it writes any, so enough loads are in
+/// flight to keep the memory busy. The carry goes on the *left*: the
 /// operator need not commute.
 template <class T, class Op>
-__global__ void add_tile_carries(T* data, std::int64_t n, std::int64_t tile,
+__global__ void add_tile_carries(T* data, std::int64_t n, std::uint32_t tile, std::uint32_t span,
                                  const T* scanned_totals, Op op) {
-  const std::int64_t tile_index = static_cast<std::int64_t>(blockIdx.x) + 1;
-  const T carry = scanned_totals[tile_index - 1];
-  const std::int64_t begin = tile_index * tile;
-  const std::int64_t end = begin + tile < n ? begin + tile : n;
-  for (std::int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) data[i] = op(carry, data[i]);
+  constexpr int kBatch = 4;
+  const std::int64_t begin = tile + static_cast<std::int64_t>(blockIdx.x) * span;
+  const std::uint32_t count = static_cast<std::uint32_t>(n - begin < span ? n - begin : span);
+  const std::int64_t first_tile = begin / tile;  // once per thread, not per element
+  for (std::uint32_t base = 0; base < count; base += kBatch * blockDim.x) {
+    T values[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      const std::uint32_t local = base + k * blockDim.x + threadIdx.x;
+      if (local < count) values[k] = data[begin + local];
+    }
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      const std::uint32_t local = base + k * blockDim.x + threadIdx.x;
+      if (local < count) {
+        const T carry = scanned_totals[first_tile + local / tile - 1];
+        data[begin + local] = op(carry, values[k]);
+      }
+    }
+  }
 }
+//! [add carries]
 
 /// Threads per block of add_tile_carries.
 inline constexpr int kCarryThreads = 256;
+/// Elements a block of add_tile_carries covers, at least (rounded up to whole tiles).
+inline constexpr std::int64_t kCarrySpan = 8192;
 
 namespace detail {
 
@@ -86,9 +109,6 @@ void scan_level(const T* in, T* out, std::int64_t n, Kind kind, std::int64_t til
                 const std::array<TotalsLevel<T>, kMaxLevels>& levels, int level, Op op,
                 cudaStream_t stream, Trace* trace, TileScan& scan_tiles) {
   const std::int64_t tiles = ceil_div(n, tile);
-  if (tiles - 1 > std::numeric_limits<int>::max()) {
-    throw UsageError("n = " + std::to_string(n) + " makes more than 2^31 tiles of " + std::to_string(tile));
-  }
   TileLaunch<T> launch{in, out, n, kind, tiles > 1 ? levels[level].totals : nullptr, level == 0};
   scan_tiles(launch);
   if (tiles == 1) return;
@@ -97,8 +117,9 @@ void scan_level(const T* in, T* out, std::int64_t n, Kind kind, std::int64_t til
   // everything in tiles 0 .. b-1.
   scan_level(levels[level].totals, levels[level].scanned, tiles, Kind::inclusive, tile, levels,
              level + 1, op, stream, trace, scan_tiles);
-  add_tile_carries<<<static_cast<unsigned>(tiles - 1), kCarryThreads, 0, stream>>>(
-      out, n, tile, levels[level].scanned, op);
+  const std::int64_t span = ceil_div(kCarrySpan, tile) * tile;
+  add_tile_carries<<<grid_size(n - tile, static_cast<int>(span)), kCarryThreads, 0, stream>>>(
+      out, n, static_cast<std::uint32_t>(tile), static_cast<std::uint32_t>(span), levels[level].scanned, op);
   SCAN_CUDA_LAUNCH();
   if (level == 0 && trace != nullptr) trace->snapshot("carries added", out);
 }
