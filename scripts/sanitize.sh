@@ -33,7 +33,7 @@ check() {  # check TOOL PROGRAM ARGS...
     failures=$((failures + 1))
   fi
 }
-programs=$(ls "$bin" | grep -E '^ch(0[2-9]|1[0-9])_' | grep -v race_demo | sort)
+programs=$(ls "$bin" | grep -E '^ch(0[2-9]|1[0-9])_' | grep -vE 'race_demo|op_counts' | sort)
 for program in $programs; do
   common=(--n "$n" --reps 0 --no-baselines --variant all)
   check memcheck  "$program" "${common[@]}" --kind inclusive

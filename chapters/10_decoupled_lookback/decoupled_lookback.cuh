@@ -296,8 +296,8 @@ inline constexpr int kThreads = 256;
 /// Items per thread of variants 1 and 2.
 inline constexpr int kItems = 16;
 /// Tile shape of the tuned variant, chosen by the sweep in the text.
-inline constexpr int kTunedThreads = 256;
+inline constexpr int kTunedThreads = 128;
 /// Items per thread of the tuned variant.
-inline constexpr int kTunedItems = 16;
+inline constexpr int kTunedItems = 24;
 
 }  // namespace scan::ch10
