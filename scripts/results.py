@@ -91,7 +91,8 @@ def cell(r):
         return "FAIL"
     if r["status"] == "SKIP":
         return "(n too large)"
-    text = f"{r['gbps']:.0f}"
+    g = r["gbps"]
+    text = f"{g:.2f}" if g < 10 else f"{g:.1f}" if g < 100 else f"{g:.0f}"
     extras = []
     if r.get("x_cub"):
         extras.append(f"{r['x_cub']:.2f}x")
@@ -154,9 +155,11 @@ def chapter_table(chapter):
         out.append("| cub::DeviceScan | " + " | ".join(cell(find("00", "cub::DeviceScan", n)) for n in sizes) + " |")
         out.append("| cudaMemcpy (copy) | " + " | ".join(cell(find("00", "cudaMemcpy", n)) for n in sizes) + " |")
         out.append("")
-    out.append(provenance(meta) + " Sizes up to 2^28 come from that scoreboard run; 2^30 from "
-               f"`ch{CHAPTER_DIRS[chapter].name} --n 1G --type TYPE --csv` in the same session. "
-               "Below about 2^22 elements the data sit in L2 and launch latency dominates.")
+    text = provenance(meta)
+    if (1 << 30) in sizes:
+        text += (f" The 2^30 column comes from `ch{CHAPTER_DIRS[chapter].name} --n 1G --type TYPE --csv` in "
+                 "the same session (an empty cell was not measured: the session's GPU time ran out).")
+    out.append(text + " Below about 2^22 elements the data sit in L2 and launch latency dominates.")
     return "\n".join(out)
 
 
@@ -319,7 +322,7 @@ def plot_data():
         if b:
             series.append((f"{ch} {b['variant']}", ch, b["variant"]))
     series += [("CUB", "00", "cub::DeviceScan"), ("copy", "00", "cudaMemcpy")]
-    lines = ["# n " + " ".join(f'"{label}"' for label, _, _ in series)]
+    lines = ['"n" ' + " ".join(f'"{label}"' for label, _, _ in series)]
     for n in sizes:
         values = []
         for _, ch, v in series:
@@ -329,11 +332,13 @@ def plot_data():
         lines.append(f"{n} " + " ".join(values))
     files[RESULTS / "best.dat"] = "\n".join(lines) + "\n"
     bars = ["# chapter GB/s x_cub"]
+    cub = next((r for r in rows if r["variant"] == "cub::DeviceScan" and r["type"] == dtype and r["n"] == top), None)
     for label, ch, v in series:
         r = next((r for r in rows if r["chapter"] == ch and r["variant"] == v and r["type"] == dtype
                   and r["n"] == top), None)
         if r and r["gbps"]:
-            bars.append(f'"{label}" {r["gbps"]:.2f} {r["x_cub"] or 1.0:.3f}')
+            ratio = r["x_cub"] or (r["gbps"] / cub["gbps"] if cub else 1.0)
+            bars.append(f'"{label}" {r["gbps"]:.2f} {ratio:.3f}')
     files[RESULTS / "progression.dat"] = "\n".join(bars) + "\n"
     return files
 

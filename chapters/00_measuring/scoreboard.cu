@@ -29,9 +29,7 @@
 #include <string>
 #include <vector>
 
-#ifndef SCAN_GIT_COMMIT
-#define SCAN_GIT_COMMIT "unknown"
-#endif
+#include "git_commit.h"  // SCAN_GIT_COMMIT, written at build time
 
 namespace {
 
