@@ -104,6 +104,7 @@ std::array<TotalsLevel<T>, kMaxLevels> take_levels(Workspace& workspace, std::in
   return levels;
 }
 
+//! [scan level]
 template <class T, class Op, class TileScan>
 void scan_level(const T* in, T* out, std::int64_t n, Kind kind, std::int64_t tile,
                 const std::array<TotalsLevel<T>, kMaxLevels>& levels, int level, Op op,
@@ -123,6 +124,7 @@ void scan_level(const T* in, T* out, std::int64_t n, Kind kind, std::int64_t til
   SCAN_CUDA_LAUNCH();
   if (level == 0 && trace != nullptr) trace->snapshot("carries added", out);
 }
+//! [scan level]
 
 }  // namespace detail
 
