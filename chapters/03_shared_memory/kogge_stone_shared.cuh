@@ -27,8 +27,8 @@ const Chapter& chapter();
 /// Step k reads tile[t - 2^k] and writes tile[t]. Two barriers per step:
 /// - after the reads: no thread may overwrite tile[t] while thread
 ///   t + offset still has to read its old value (write-after-read);
-/// - after the writes: no thread may read tile[t - offset] in the next step
-///   before its owner has written it (read-after-write).
+/// - after the writes: no thread may read, in the next step, a slot whose
+///   owner has not yet written this step's value (read-after-write).
 template <class T, class Op>
 __global__ void kogge_stone_shared_tiles(const T* in, T* out, std::int64_t n, Kind kind,
                                          T* tile_totals, Op op, StepLog<T> log) {

@@ -36,7 +36,7 @@ struct PlainLayout {
 /// Shared-memory layout with one empty slot after every 32 elements.
 ///
 /// Shared memory has 32 banks of 4 bytes; addresses 128 bytes apart share a
-/// bank. In a tree step with stride s >= 32 the active threads touch
+/// bank. In a tree step with stride s >= 16 the active threads touch
 /// elements 2s apart, all in one bank: a 32-way conflict, served one access
 /// at a time. Shifting element j by j / 32 slots spreads them over the banks.
 struct PaddedLayout {
@@ -171,8 +171,9 @@ __global__ void brent_kung_contiguous(const T* in, T* out, std::int64_t n, Kind 
 /// root is replaced by the identity and a down-sweep pushes prefixes down
 /// the tree. At each node the left child receives the parent's prefix p and
 /// the right child receives p combined with the left subtree's total, in
-/// that order: `op(p, left_total)`. (The readings write `temp[bi] += t`,
-/// which is the same only for commutative operators.)
+/// that order: `op(p, left_total)`. (GPU Gems 3 writes the up-sweep as
+/// `temp[bi] += temp[ai]`, right before left: right only for operators that
+/// commute.)
 ///
 /// Two elements per thread, tile = 2 * blockDim.x. The inclusive kind is the
 /// exclusive result combined with each input element: `op(excl_i, x_i)`.

@@ -57,7 +57,7 @@ struct alignas(16) Vector {
 /// Shared memory of one tile scan. The exchange buffer (for the transpose)
 /// and the block scan's storage are never in use at the same time, so they
 /// share the same bytes; a barrier separates their uses. Only the
-/// transposed mode needs the exchange buffer.
+/// transposing arrangements need the exchange buffer.
 template <class T, int Threads, int Items, Arrangement Mode>
 struct TileStorage {
   /// One spare slot after every 32 elements, so that reading a thread's

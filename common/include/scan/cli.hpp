@@ -3,7 +3,7 @@
 ///
 /// \code
 /// chNN_name [--n 16M] [--type int32|uint32|int64|float|double] [--op add|max|min|affine]
-///           [--kind inclusive|exclusive] [--variant NAME|all|sweep] [--block 256]
+///           [--kind inclusive|exclusive] [--variant NAME|all|sweep] [--block B]
 ///           [--reps 20] [--warmup 3] [--seed 1] [--input 3,1,7,0] [--trace]
 ///           [--csv | --json] [--no-baselines] [--list] [--help]
 /// \endcode

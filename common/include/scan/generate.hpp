@@ -11,8 +11,9 @@
 /// - never all zeros or all ones (they hide unwritten outputs and wrong
 ///   indexing, and make sums too easy to guess);
 /// - signed integers include negatives;
-/// - int32 stays within [-1000, 1000], so that sums of up to 2^31 elements do
-///   not overflow (signed overflow is undefined behaviour in C++);
+/// - int32 stays within [-1000, 1000]: random prefixes of even 2^31 elements
+///   stay near 577 sqrt(n), far from overflow (signed overflow is undefined
+///   behaviour in C++);
 /// - uint32 spans the whole range, so sums wrap around (defined behaviour);
 /// - float and double are multiples of 1/256 in [-4, 4]: short prefixes are
 ///   exact in any order of summation, long ones round, and verify.hpp knows

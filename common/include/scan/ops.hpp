@@ -6,7 +6,7 @@
 /// \f$ e \oplus a = a \oplus e = a \f$. It does not need commutativity, and a
 /// parallel scan must never assume it: every algorithm in the tutorial keeps
 /// the left operand to the left. AffineCompose is here to catch the ones
-/// that do not (see DESIGN.md, "Verification").
+/// that do not (chapter 01 explains why).
 ///
 /// Each operator is a small struct usable on host and device:
 /// `op(a, b)` combines, `Op::template identity<T>()` is the identity.

@@ -1,7 +1,7 @@
 /// \file
 /// \brief Timing: CUDA events on the device, a steady clock on the host.
 ///
-/// The rules (DESIGN.md, "Timing and bandwidth"): time the scan alone
+/// The rules (chapter 00 explains them): time the scan alone
 /// (allocation, host copies and the first launch stay outside), warm up,
 /// repeat, report the median, keep min and max for the CSV.
 #pragma once

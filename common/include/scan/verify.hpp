@@ -1,7 +1,7 @@
 /// \file
 /// \brief Checking a scan's output against the oracle, and poisoning outputs.
 ///
-/// Rules (DESIGN.md, "Verification"):
+/// The rules every check follows:
 /// - outputs are *poisoned* before every run, so an element a variant never
 ///   wrote cannot pass: integers with the byte 0xA5 repeated, floating point
 ///   with all bits set (a NaN, which fails every comparison);
