@@ -87,16 +87,6 @@ std::string describe(const DeviceInfo& info) {
   return text.str();
 }
 
-TimingStats measure_copy(std::size_t bytes, int warmup, int reps, cudaStream_t stream) {
-  DeviceBuffer<std::byte> src(bytes), dst(bytes);
-  SCAN_CUDA(cudaMemset(src.data(), 0x5A, bytes));
-  return time_device(
-      [&] {
-        SCAN_CUDA(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, stream));
-      },
-      warmup, reps, stream);
-}
-
 TimingStats measure_copy_kernel(std::size_t bytes, int warmup, int reps, cudaStream_t stream) {
   const std::size_t vectors = (bytes + sizeof(int4) - 1) / sizeof(int4);
   DeviceBuffer<int4> src(vectors), dst(vectors);

@@ -166,16 +166,24 @@ std::string join_values(const std::vector<T>& values) {
 /// Everything a typed run produces, for printing.
 struct RunResult {
   std::vector<Row> rows;
-  double copy_ms = 0;       ///< the copy ceiling's median
+  double copy_ms = 0;       ///< the copy ceiling's median (0: not measured)
+  double cub_ms = 0;        ///< CUB's median (0: not measured)
   double bytes = 0;         ///< 2 n sizeof(T)
   bool any_failed = false;
 };
+
+/// The chapter's selected variants, followed by CUB when it is wanted.
+std::vector<const Variant*> with_cub(const std::vector<const Variant*>& variants, bool include_cub) {
+  std::vector<const Variant*> all = variants;
+  if (include_cub) all.push_back(&cub_variant());
+  return all;
+}
 
 /// Refuses, with a reason, an n the device or the host cannot hold, before
 /// anything is allocated (an input the host cannot hold would otherwise be
 /// ended by the kernel's out-of-memory killer, not by a message).
 template <class T>
-void check_memory(const Options& o, const std::vector<const Variant*>& variants, bool with_cub,
+void check_memory(const Options& o, const std::vector<const Variant*>& variants, bool include_cub,
                   const DeviceInfo* device) {
   const std::int64_t n = o.n;
   const std::size_t array_bytes = static_cast<std::size_t>(n) * sizeof(T);
@@ -188,9 +196,7 @@ void check_memory(const Options& o, const std::vector<const Variant*>& variants,
   }
   if (device == nullptr) return;
   std::size_t largest_workspace = 0;
-  std::vector<const Variant*> all = variants;
-  if (with_cub) all.push_back(&cub_variant());
-  for (const Variant* v : all) {
+  for (const Variant* v : with_cub(variants, include_cub)) {
     if (n <= v->info.max_n) {
       largest_workspace = std::max(largest_workspace, v->workspace_bytes(o.dtype, o.op, n, v->block_for(o.block)));
     }
@@ -217,8 +223,7 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
   const std::int64_t n = static_cast<std::int64_t>(input.size());
   result.bytes = 2.0 * static_cast<double>(n) * sizeof(T);
 
-  std::vector<const Variant*> all = variants;
-  if (chapter.where == Where::device && o.baselines) all.push_back(&cub_variant());
+  const std::vector<const Variant*> all = with_cub(variants, chapter.where == Where::device && o.baselines);
 
   Harness<T> harness(chapter.where, std::move(input));
   const bool timing = !o.input && !o.trace && n > 0 && o.reps > 0;
@@ -259,6 +264,7 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
                 << ", " << dtype_name(o.dtype) << " " << op_name(o.op) << " " << kind_name(o.kind)
                 << ", seed " << o.seed << ":\n  " << report.describe() << "\n";
     }
+    if (row.is_cub && row.timed) result.cub_ms = row.timing.median_ms;  // only a verified CUB
     result.rows.push_back(row);
   }
 
@@ -275,10 +281,7 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
 }
 
 void print_table(const Chapter& chapter, const RunResult& r, std::int64_t n) {
-  double cub_ms = 0;
-  for (const auto& row : r.rows) {
-    if (row.is_cub && row.timed) cub_ms = row.timing.median_ms;
-  }
+  const double cub_ms = r.cub_ms;
   const double copy_gbps = r.copy_ms > 0 ? gigabytes_per_second(r.bytes, r.copy_ms) : 0;
   std::size_t width = 8;
   for (const auto& row : r.rows) width = std::max(width, row.name.size());
@@ -315,10 +318,7 @@ void print_table(const Chapter& chapter, const RunResult& r, std::int64_t n) {
 
 void print_csv(const Chapter& chapter, const Options& o, const RunResult& r, std::int64_t n,
                const std::string& device_line) {
-  double cub_ms = 0;
-  for (const auto& row : r.rows) {
-    if (row.is_cub && row.timed) cub_ms = row.timing.median_ms;
-  }
+  const double cub_ms = r.cub_ms;
   if (!device_line.empty()) std::cout << "# device: " << device_line << "\n";
   std::cout << "program,variant,n,type,op,kind,status,median_ms,min_ms,max_ms,gbps,copy_fraction,x_cub\n";
   for (const auto& row : r.rows) {
@@ -339,10 +339,7 @@ void print_csv(const Chapter& chapter, const Options& o, const RunResult& r, std
 
 void print_json(const Chapter& chapter, const Options& o, const RunResult& r, std::int64_t n,
                 const std::string& device_line) {
-  double cub_ms = 0;
-  for (const auto& row : r.rows) {
-    if (row.is_cub && row.timed) cub_ms = row.timing.median_ms;
-  }
+  const double cub_ms = r.cub_ms;
   std::cout << "{\n  \"program\": \"" << chapter.program() << "\",\n  \"device\": \""
             << json_escape(device_line) << "\",\n  \"n\": " << n << ",\n  \"type\": \""
             << dtype_name(o.dtype) << "\",\n  \"op\": \"" << op_name(o.op) << "\",\n  \"kind\": \""

@@ -39,13 +39,11 @@ std::string describe(const DeviceInfo& info);
 /// "13.0" for 13000.
 std::string cuda_version_string(int version);
 
-/// Times a device-to-device cudaMemcpyAsync of `bytes` bytes: the copy
-/// ceiling. Effective bandwidth counts the bytes twice (read and write), as a
-/// scan's does, so the two are directly comparable.
-TimingStats measure_copy(std::size_t bytes, int warmup, int reps, cudaStream_t stream = nullptr);
-
-/// Times the same copy done by a plain grid-stride kernel with 16-byte loads:
-/// what a hand-written kernel that only moves the data can reach.
+/// Times a copy of `bytes` bytes by a plain grid-stride kernel with 16-byte
+/// loads: what a hand-written kernel that only moves the data can reach.
+/// (The cudaMemcpy ceiling is Harness::time_copy(), on the scan's own buffers.)
+/// Effective bandwidth counts the bytes twice (read and write), as a scan's
+/// does, so the two are directly comparable.
 TimingStats measure_copy_kernel(std::size_t bytes, int warmup, int reps,
                                 cudaStream_t stream = nullptr);
 
