@@ -38,11 +38,11 @@ OpCount kogge_stone_model(std::vector<T>& a, Op op) {
   return count;
 }
 
-/// Brent-Kung (up-sweep, then down-sweep), in place, for n a power of two.
-/// 2(n - 1) - log2 n operations in 2 log2 n - 1 steps.
+/// The up-sweep both tree scans share: a reduction tree in place, after
+/// which a[j] holds the total of the largest aligned block ending at j.
+/// n - 1 operations in log2 n steps, added to `count`.
 template <class T, class Op>
-OpCount brent_kung_model(std::vector<T>& a, Op op) {
-  OpCount count;
+void up_sweep_model(std::vector<T>& a, Op op, OpCount& count) {
   const auto n = static_cast<std::int64_t>(a.size());
   for (std::int64_t stride = 1; stride < n; stride *= 2) {
     for (std::int64_t j = 2 * stride - 1; j < n; j += 2 * stride) {
@@ -51,6 +51,15 @@ OpCount brent_kung_model(std::vector<T>& a, Op op) {
     }
     ++count.steps;
   }
+}
+
+/// Brent-Kung (up-sweep, then down-sweep), in place, for n a power of two.
+/// 2(n - 1) - log2 n operations in 2 log2 n - 1 steps.
+template <class T, class Op>
+OpCount brent_kung_model(std::vector<T>& a, Op op) {
+  OpCount count;
+  const auto n = static_cast<std::int64_t>(a.size());
+  up_sweep_model(a, op, count);
   for (std::int64_t stride = n / 4; stride >= 1; stride /= 2) {
     for (std::int64_t j = 2 * stride - 1; j + stride < n; j += 2 * stride) {
       a[j + stride] = op(a[j], a[j + stride]);
@@ -67,13 +76,7 @@ template <class T, class Op>
 OpCount blelloch_model(std::vector<T>& a, Op op, T identity) {
   OpCount count;
   const auto n = static_cast<std::int64_t>(a.size());
-  for (std::int64_t stride = 1; stride < n; stride *= 2) {
-    for (std::int64_t j = 2 * stride - 1; j < n; j += 2 * stride) {
-      a[j] = op(a[j - stride], a[j]);
-      ++count.operations;
-    }
-    ++count.steps;
-  }
+  up_sweep_model(a, op, count);
   a[n - 1] = identity;
   for (std::int64_t stride = n / 2; stride >= 1; stride /= 2) {
     for (std::int64_t j = 2 * stride - 1; j < n; j += 2 * stride) {
