@@ -43,15 +43,8 @@ SCAN_HD constexpr bool uses_exchange(Arrangement mode) {
   return mode == Arrangement::transposed || mode == Arrangement::vector_transposed;
 }
 
-/// Elements in one 16-byte vector.
-template <class T>
-inline constexpr int kVectorItems = 16 / static_cast<int>(sizeof(T));
-
-/// One 16-byte vector of T, so that one load instruction moves 16 bytes.
-template <class T>
-struct alignas(16) Vector {
-  T values[kVectorItems<T>];  ///< the elements, in memory order
-};
+using scan::kVectorItems;
+using scan::Vector;
 
 //! [tile storage]
 /// Shared memory of one tile scan. The exchange buffer (for the transpose)

@@ -98,30 +98,47 @@ struct PackedTileState {
 };
 //! [packed state]
 
-/// How a waiting tile spins.
-struct Spin {
-  bool back_off;  ///< sleep between polls, doubling the nap up to a limit
+//! [back-off]
+/// How a waiting tile spins, and how long it lets its predecessors work
+/// before it looks at all.
+struct BackOff {
+  /// One sleep before the first look. A tile that has just published its
+  /// aggregate looks back at tiles that started when it did and are still
+  /// busy; looking at once only costs loads. (The host sets it to zero when
+  /// every tile fits on the device at once: then nobody else could use the
+  /// time.)
+  unsigned settle_ns;
+  unsigned first_nap_ns;  ///< sleep after a look that found a tile empty (0: spin without sleeping)
+  unsigned max_nap_ns;    ///< each further nap doubles, up to this
 
-  /// Waits a little before the next poll (nothing without back-off).
-  __device__ void pause(unsigned& nap_ns) const {
-    if (!back_off) return;
+  /// Sleeps `settle_ns`, if any.
+  __device__ void settle() const {
+    if (settle_ns != 0) __nanosleep(settle_ns);
+  }
+  /// Sleeps after an empty look, and doubles the next nap.
+  __device__ void nap(unsigned& nap_ns) const {
+    if (nap_ns == 0) return;
     __nanosleep(nap_ns);
-    nap_ns = nap_ns < 256 ? 2 * nap_ns : 256;
+    nap_ns = 2 * nap_ns < max_nap_ns ? 2 * nap_ns : max_nap_ns;
   }
 };
+//! [back-off]
+
+/// Spin hot: look again at once.
+inline constexpr BackOff kNoBackOff{0, 0, 0};
 
 //! [serial look-back]
 /// Variant 1: one thread walks back one predecessor at a time, combining
 /// aggregates until it meets an inclusive prefix. Returns the combination of
 /// every element before tile `tile` (> 0).
 template <class T, class Op, class State>
-__device__ T look_back_serial(const State& state, unsigned tile, Op op, Spin spin) {
+__device__ T look_back_serial(const State& state, unsigned tile, Op op, BackOff wait) {
   T prefix = Op::template identity<T>();
   for (long long j = static_cast<long long>(tile) - 1; j >= 0; --j) {
     T value;
     Status s;
-    unsigned nap_ns = 32;
-    while ((s = state.load(static_cast<unsigned>(j), value)) == Status::empty) spin.pause(nap_ns);
+    unsigned nap_ns = wait.first_nap_ns;
+    while ((s = state.load(static_cast<unsigned>(j), value)) == Status::empty) wait.nap(nap_ns);
     prefix = op(value, prefix);  // tile j comes before everything gathered so far
     if (s == Status::prefix) break;
   }
@@ -139,16 +156,16 @@ __device__ T look_back_serial(const State& state, unsigned tile, Op op, Spin spi
 /// the window it combines all 32 aggregates and moves 32 tiles back.
 /// Every lane of the calling warp must call it; all get the result.
 template <class T, class Op, class State>
-__device__ T look_back_warp(const State& state, unsigned tile, Op op, Spin spin) {
+__device__ T look_back_warp(const State& state, unsigned tile, Op op, BackOff wait) {
   const int lane = threadIdx.x % ch06::kWarpSize;
   T prefix = Op::template identity<T>();
   for (long long end = tile;; end -= ch06::kWarpSize) {
     const long long j = end - ch06::kWarpSize + lane;
     T value = Op::template identity<T>();  // before tile 0: the identity, as a prefix
     Status s = Status::prefix;
-    unsigned nap_ns = 32;
+    unsigned nap_ns = wait.first_nap_ns;
     if (j >= 0) {
-      while ((s = state.load(static_cast<unsigned>(j), value)) == Status::empty) spin.pause(nap_ns);
+      while ((s = state.load(static_cast<unsigned>(j), value)) == Status::empty) wait.nap(nap_ns);
     }
     const unsigned prefix_lanes = __ballot_sync(ch06::kFullMask, s == Status::prefix);
     const int stop = prefix_lanes != 0 ? 31 - __clz(prefix_lanes) : -1;
@@ -163,25 +180,126 @@ __device__ T look_back_warp(const State& state, unsigned tile, Op op, Spin spin)
 /// How a tile learns its prefix.
 enum class LookBack { serial, warp };
 
+/// How a tile travels between global memory and registers.
+enum class TileIo {
+  /// Chapter 07's vector-transposed tile: the whole block regroups the tile
+  /// in shared memory, with a barrier before and after.
+  block,
+  /// Each warp regroups its own 32 x Items elements in its own slice of
+  /// shared memory: only __syncwarp(), no block barrier.
+  warp,
+};
+
+//! [warp tile]
+/// Shared memory of a tile moved warp by warp: a private exchange slice per
+/// warp, with the same padding as chapter 07's, and the block scan's
+/// storage. Unlike chapter 07's TileStorage they must not share bytes: one
+/// warp may still regroup its slice while another already writes its warp
+/// total.
+template <class T, int Threads, int Items>
+struct WarpTileStorage {
+  static constexpr int kWarpItems = ch06::kWarpSize * Items;  ///< elements per warp
+  static constexpr int kSliceSlots = kWarpItems + kWarpItems / 32;
+  T exchange[Threads / ch06::kWarpSize][kSliceSlots];  ///< one slice per warp
+  ch06::BlockScanStorage<T> scan;                      ///< the block scan of thread totals
+};
+
+/// Loads this warp's 32 x Items elements of the tile at `start` (blocked:
+/// lane l gets the warp's elements l * Items ...), padding past `valid`.
+/// Full tiles travel as 16-byte vectors, consecutive across the warp.
+template <int Threads, int Items, class T>
+__device__ __forceinline__ void load_warp_tile(const T* in, std::int64_t start, int valid, T (&items)[Items],
+                                               T* slice, T padding) {
+  constexpr int kWarpItems = ch06::kWarpSize * Items;
+  constexpr int kWidth = ch07::kVectorItems<T>;
+  const int lane = threadIdx.x % ch06::kWarpSize;
+  const int first = threadIdx.x / ch06::kWarpSize * kWarpItems;  // the warp's first element in the tile
+  if (valid == Threads * Items && reinterpret_cast<std::uintptr_t>(in) % 16 == 0) {
+    static_assert(Items % kWidth == 0, "whole vectors per thread");
+    const auto* vectors = reinterpret_cast<const ch07::Vector<T>*>(in + start + first);
+#pragma unroll
+    for (int v = 0; v < Items / kWidth; ++v) {
+      const ch07::Vector<T> loaded = vectors[v * ch06::kWarpSize + lane];
+#pragma unroll
+      for (int k = 0; k < kWidth; ++k) {
+        slice[ch07::exchange_slot((v * ch06::kWarpSize + lane) * kWidth + k)] = loaded.values[k];
+      }
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      const int e = j * ch06::kWarpSize + lane;
+      slice[ch07::exchange_slot(e)] = first + e < valid ? in[start + first + e] : padding;
+    }
+  }
+  __syncwarp();
+#pragma unroll
+  for (int j = 0; j < Items; ++j) items[j] = slice[ch07::exchange_slot(lane * Items + j)];
+}
+
+/// Stores this warp's items (blocked) to the tile at `start`, its first
+/// `valid` elements only: the mirror image of load_warp_tile().
+template <int Threads, int Items, class T>
+__device__ __forceinline__ void store_warp_tile(T* out, std::int64_t start, int valid, const T (&items)[Items],
+                                                T* slice) {
+  constexpr int kWarpItems = ch06::kWarpSize * Items;
+  constexpr int kWidth = ch07::kVectorItems<T>;
+  const int lane = threadIdx.x % ch06::kWarpSize;
+  const int first = threadIdx.x / ch06::kWarpSize * kWarpItems;
+  __syncwarp();  // every lane has read its items out of the slice (load_warp_tile)
+#pragma unroll
+  for (int j = 0; j < Items; ++j) slice[ch07::exchange_slot(lane * Items + j)] = items[j];
+  __syncwarp();
+  if (valid == Threads * Items && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+    auto* vectors = reinterpret_cast<ch07::Vector<T>*>(out + start + first);
+#pragma unroll
+    for (int v = 0; v < Items / kWidth; ++v) {
+      ch07::Vector<T> packed;
+#pragma unroll
+      for (int k = 0; k < kWidth; ++k) {
+        packed.values[k] = slice[ch07::exchange_slot((v * ch06::kWarpSize + lane) * kWidth + k)];
+      }
+      vectors[v * ch06::kWarpSize + lane] = packed;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      const int e = j * ch06::kWarpSize + lane;
+      if (first + e < valid) out[start + first + e] = slice[ch07::exchange_slot(e)];
+    }
+  }
+}
+//! [warp tile]
+
+/// Shared memory of the look-back kernel, for either TileIo.
+template <TileIo Io, class T, int Threads, int Items>
+using LookBackStorage = std::conditional_t<Io == TileIo::warp, WarpTileStorage<T, Threads, Items>,
+                                           ch07::TileStorage<T, Threads, Items, ch07::kBestArrangement>>;
+
 //! [look-back kernel]
 /// One block per tile of Threads x Items, in ticket order. The tile publishes
 /// its aggregate as soon as its block scan has it, looks back (warp 0, or
 /// thread 0), publishes its inclusive prefix, and finishes its tile.
 /// `ticket` and the tile states must be zero at launch.
-template <int Threads, int Items, LookBack Walk, class State, class T, class Op>
+template <int Threads, int Items, LookBack Walk, TileIo Io, bool Ticketed, class State, class T, class Op>
 __global__ void __launch_bounds__(Threads)
     decoupled_look_back_scan(const T* in, T* out, std::int64_t n, Kind kind, unsigned* ticket,
-                             State state, Spin spin, Op op) {
-  __shared__ ch07::TileStorage<T, Threads, Items, ch07::kBestArrangement> storage;
+                             State state, BackOff wait, Op op) {
+  __shared__ LookBackStorage<Io, T, Threads, Items> storage;
   __shared__ T tile_prefix;
   constexpr int kTile = Threads * Items;
-  const unsigned tile = ch09::take_ticket(ticket);
+  const unsigned tile = Ticketed ? ch09::take_ticket(ticket) : blockIdx.x;
   const std::int64_t start = static_cast<std::int64_t>(tile) * kTile;
   const int valid = n - start < kTile ? static_cast<int>(n - start) : kTile;
 
   T items[Items];
-  ch07::load_tile<ch07::kBestArrangement, Threads, Items>(in, start, valid, items, storage.exchange,
-                                                           Op::template identity<T>());
+  if constexpr (Io == TileIo::warp) {
+    load_warp_tile<Threads, Items>(in, start, valid, items, storage.exchange[threadIdx.x / ch06::kWarpSize],
+                                   Op::template identity<T>());
+  } else {
+    ch07::load_tile<ch07::kBestArrangement, Threads, Items>(in, start, valid, items, storage.exchange,
+                                                             Op::template identity<T>());
+  }
   const T thread_total = ch07::thread_inclusive_scan(items, op);
   T aggregate;
   const T before = ch06::block_exclusive_scan(thread_total, op, storage.scan, aggregate);
@@ -193,11 +311,12 @@ __global__ void __launch_bounds__(Threads)
     }
   } else if (threadIdx.x < ch06::kWarpSize) {
     if (threadIdx.x == 0) state.publish(tile, Status::aggregate, aggregate);  // early: others may use it now
+    wait.settle();
     T prefix;
     if constexpr (Walk == LookBack::warp) {
-      prefix = look_back_warp<T>(state, tile, op, spin);
+      prefix = look_back_warp<T>(state, tile, op, wait);
     } else {
-      prefix = threadIdx.x == 0 ? look_back_serial<T>(state, tile, op, spin) : Op::template identity<T>();
+      prefix = threadIdx.x == 0 ? look_back_serial<T>(state, tile, op, wait) : Op::template identity<T>();
     }
     if (threadIdx.x == 0) {
       state.publish(tile, Status::prefix, op(prefix, aggregate));
@@ -207,37 +326,78 @@ __global__ void __launch_bounds__(Threads)
   __syncthreads();
 
   ch07::add_prefix(items, op(tile_prefix, before), kind, op);
-  ch07::store_tile<ch07::kBestArrangement, Threads, Items>(out, start, valid, items, storage.exchange);
+  if constexpr (Io == TileIo::warp) {
+    store_warp_tile<Threads, Items>(out, start, valid, items, storage.exchange[threadIdx.x / ch06::kWarpSize]);
+  } else {
+    ch07::store_tile<ch07::kBestArrangement, Threads, Items>(out, start, valid, items, storage.exchange);
+  }
 }
 //! [look-back kernel]
 
+/// Blocks of `kernel` (with `threads` threads) the current device holds at
+/// once.
+template <class Kernel>
+int resident_blocks(Kernel kernel, int threads) {
+  int device = 0;
+  int sms = 0;
+  int per_sm = 0;
+  SCAN_CUDA(cudaGetDevice(&device));
+  SCAN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  SCAN_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+  return sms * per_sm;
+}
+
+/// Which variant a Tuning makes.
+enum class Role { serial_lookback, warp_lookback, tuned, sweep };
+
+/// A tile shape and how the tuned variants differ from variant 2.
+struct Tuning {
+  int threads;                    ///< threads per block
+  int items;                      ///< items per thread
+  LookBack walk = LookBack::warp; ///< who looks back
+  bool packed = false;            ///< status and value in one word (4-byte types)
+  BackOff wait = kNoBackOff;      ///< how a waiting tile spins
+  TileIo io = TileIo::block;      ///< how the tile moves
+  bool ticketed = true;           ///< tile order from a ticket (false: blockIdx.x, unsafe)
+  Role role = Role::sweep;        ///< which variant it is
+};
+
 /// Registry entry: decoupled look-back with a tile shape, a walk, packing
-/// (for 4-byte types) and back-off.
-template <int Threads, int Items, LookBack Walk, bool Packed, bool BackOff, bool Tuning = false>
+/// (for 4-byte types), back-off and tile movement.
+template <Tuning Config>
 struct DecoupledLookBack {
+  static constexpr int Threads = Config.threads;
+  static constexpr int Items = Config.items;
   /// Elements per tile.
   static constexpr int kTile = Threads * Items;
   /// The tile state for T: packed where it fits one word and packing is on.
   template <class T>
-  using State = std::conditional_t<Packed && sizeof(T) == 4, PackedTileState<T>, SplitTileState<T>>;
+  using State = std::conditional_t<Config.packed && sizeof(T) == 4, PackedTileState<T>, SplitTileState<T>>;
 
   /// Name, summary and limits, for the registry.
   static VariantInfo info() {
     VariantInfo v;
     const std::string shape = ch07::shape_name(Threads, Items);
-    if (Tuning) {
-      v.name = "tuned-" + shape;
-    } else {
-      v.name = Walk == LookBack::serial ? "serial-lookback" : Packed ? "tuned" : "warp-lookback";
+    switch (Config.role) {
+      case Role::serial_lookback: v.name = "serial-lookback"; break;
+      case Role::warp_lookback: v.name = "warp-lookback"; break;
+      case Role::tuned: v.name = "tuned"; break;
+      case Role::sweep:
+        v.name = "tuned-" + shape + (Config.io == TileIo::warp ? "-warpio" : "") +
+                 (Config.ticketed ? "" : "-blockidx") + "-s" + std::to_string(Config.wait.settle_ns) + "-n" +
+                 std::to_string(Config.wait.first_nap_ns) + "-" + std::to_string(Config.wait.max_nap_ns);
+        break;
     }
-    v.summary = std::string(Walk == LookBack::serial ? "one thread looks back one tile at a time"
-                                                     : "a warp looks back over 32 tiles at once") +
-                (Packed ? ", status and value in one word (4-byte types)" : ", status and value apart") +
-                (BackOff ? ", back-off" : "") + ", tiles of " + shape;
+    v.summary = std::string(Config.walk == LookBack::serial ? "one thread looks back one tile at a time"
+                                                            : "a warp looks back over 32 tiles at once") +
+                (Config.packed ? ", status and value in one word (4-byte types)" : ", status and value apart") +
+                (Config.wait.first_nap_ns != 0 ? ", back-off" : "") +
+                (Config.io == TileIo::warp ? ", warp-private transposes" : "") +
+                (Config.ticketed ? "" : ", tiles by blockIdx (unsafe)") + ", tiles of " + shape;
     v.block = Threads;
     v.items_per_thread = Items;
     v.float_order_varies = true;  // how many aggregates a look-back combines depends on timing
-    v.tuning = Tuning;
+    v.tuning = Config.role == Role::sweep;
     return v;
   }
   /// The scratch memory run() takes: the ticket and the tile states.
@@ -248,13 +408,16 @@ struct DecoupledLookBack {
   /// Scans r.in into r.out on r.stream.
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
+    const auto kernel = decoupled_look_back_scan<Threads, Items, Config.walk, Config.io, Config.ticketed, State<T>, T, Op>;
+    static const int resident = resident_blocks(kernel, Threads);  // once per kernel
     Workspace workspace = r.workspace;
     const unsigned tiles = tile_count(r.n, kTile);
     const auto [ticket, state, reset_bytes] = take_state<T>(workspace, tiles);
+    BackOff wait = Config.wait;
+    if (tiles <= static_cast<unsigned>(resident)) wait.settle_ns = 0;  // every tile runs at once
     // The ticket and every status start at zero (empty) for each launch.
     SCAN_CUDA(cudaMemsetAsync(ticket, 0, reset_bytes, r.stream));
-    decoupled_look_back_scan<Threads, Items, Walk><<<tiles, Threads, 0, r.stream>>>(
-        r.in, r.out, r.n, r.kind, ticket, state, Spin{BackOff}, op);
+    kernel<<<tiles, Threads, 0, r.stream>>>(r.in, r.out, r.n, r.kind, ticket, state, wait, op);
     SCAN_CUDA_LAUNCH();
   }
 

@@ -42,32 +42,47 @@ struct TileLaunch {
 /// Block k covers `span` elements (a whole number of tiles, at least a few
 /// thousand elements) starting at tile 1 + k * (span / tile); tile 0 needs
 /// no carry. Inside the block an index fits 32 bits, so finding an
-/// element's tile is a cheap 32-bit division. Each thread loads
-/// kCarryBatch elements before it writes any, so enough loads are in
-/// flight to keep the memory busy. The carry goes on the *left*: the
-/// operator need not commute.
+/// element's tile is a cheap 32-bit division. The pass is a copy with one
+/// addition, so it is written like a fast copy: 16-byte vectors (when the
+/// tile is a whole number of vectors, all of a vector's elements share one
+/// carry), and kBatch of them loaded by each thread before it stores any,
+/// so that enough bytes are in flight to keep the memory busy. The carry
+/// goes on the *left*: the operator need not commute.
 template <class T, class Op>
 __global__ void add_tile_carries(T* data, std::int64_t n, std::uint32_t tile, std::uint32_t span,
                                  const T* scanned_totals, Op op) {
   constexpr int kBatch = 4;
+  constexpr int kWidth = kVectorItems<T>;
   const std::int64_t begin = tile + static_cast<std::int64_t>(blockIdx.x) * span;
   const std::uint32_t count = static_cast<std::uint32_t>(n - begin < span ? n - begin : span);
-  const std::int64_t first_tile = begin / tile;  // once per thread, not per element
-  for (std::uint32_t base = 0; base < count; base += kBatch * blockDim.x) {
-    T values[kBatch];
+  const T* carries = scanned_totals + (begin / tile - 1);  // carries[i / tile]: element i's carry
+  std::uint32_t done = 0;
+  if (tile % kWidth == 0 && reinterpret_cast<std::uintptr_t>(data + begin) % 16 == 0) {
+    auto* vectors = reinterpret_cast<Vector<T>*>(data + begin);
+    const std::uint32_t vector_count = count / kWidth;
+    for (std::uint32_t base = 0; base < vector_count; base += kBatch * blockDim.x) {
+      Vector<T> batch[kBatch];
 #pragma unroll
-    for (int k = 0; k < kBatch; ++k) {
-      const std::uint32_t local = base + k * blockDim.x + threadIdx.x;
-      if (local < count) values[k] = data[begin + local];
-    }
+      for (int k = 0; k < kBatch; ++k) {
+        const std::uint32_t v = base + k * blockDim.x + threadIdx.x;
+        if (v < vector_count) batch[k] = vectors[v];
+      }
 #pragma unroll
-    for (int k = 0; k < kBatch; ++k) {
-      const std::uint32_t local = base + k * blockDim.x + threadIdx.x;
-      if (local < count) {
-        const T carry = scanned_totals[first_tile + local / tile - 1];
-        data[begin + local] = op(carry, values[k]);
+      for (int k = 0; k < kBatch; ++k) {
+        const std::uint32_t v = base + k * blockDim.x + threadIdx.x;
+        if (v < vector_count) {
+          const T carry = carries[v * kWidth / tile];
+#pragma unroll
+          for (int e = 0; e < kWidth; ++e) batch[k].values[e] = op(carry, batch[k].values[e]);
+          vectors[v] = batch[k];
+        }
       }
     }
+    done = vector_count * kWidth;
+  }
+  // What vectors did not cover: the last few elements, or all of them.
+  for (std::uint32_t i = done + threadIdx.x; i < count; i += blockDim.x) {
+    data[begin + i] = op(carries[i / tile], data[begin + i]);
   }
 }
 //! [add carries]

@@ -22,6 +22,16 @@ SCAN_HD constexpr int ceil_log2(std::int64_t n) {
   return s;
 }
 
+/// Elements in one 16-byte vector.
+template <class T>
+inline constexpr int kVectorItems = 16 / static_cast<int>(sizeof(T));
+
+/// One 16-byte vector of T, so that one load instruction moves 16 bytes.
+template <class T>
+struct alignas(16) Vector {
+  T values[kVectorItems<T>];  ///< the elements, in memory order
+};
+
 /// Element i of the sequence a scan kernel works on.
 ///
 /// An exclusive scan is an inclusive scan of the input shifted right by one,
