@@ -99,21 +99,28 @@ struct PackedTileState {
 //! [packed state]
 
 //! [back-off]
-/// How a waiting tile spins, and how long it lets its predecessors work
-/// before it looks at all.
+/// How a tile waits for its predecessors.
 struct BackOff {
   /// One sleep before the first look. A tile that has just published its
-  /// aggregate looks back at tiles that started when it did and are still
-  /// busy; looking at once only costs loads. (The host sets it to zero when
-  /// every tile fits on the device at once: then nobody else could use the
-  /// time.)
+  /// aggregate would otherwise look at once at predecessors that started
+  /// moments before it: most are still looking back themselves, so it finds
+  /// aggregates and walks on, window after window, while its block holds its
+  /// place on the SM. A few microseconds later the nearest predecessors
+  /// have published their prefixes. The text measures what this buys.
   unsigned settle_ns;
   unsigned first_nap_ns;  ///< sleep after a look that found a tile empty (0: spin without sleeping)
   unsigned max_nap_ns;    ///< each further nap doubles, up to this
 
-  /// Sleeps `settle_ns`, if any.
-  __device__ void settle() const {
-    if (settle_ns != 0) __nanosleep(settle_ns);
+  /// Tiles before this one do not settle (the host sets it to the number
+  /// of blocks the device holds at once). The blocks of the first wave
+  /// start together: if they all slept, the memory would idle meanwhile.
+  /// Later blocks start at staggered times, and while one sleeps the others
+  /// keep loading.
+  unsigned first_settling_tile;
+
+  /// Sleeps `settle_ns` if tile `tile` is past the first wave.
+  __device__ void settle(unsigned tile) const {
+    if (settle_ns != 0 && tile >= first_settling_tile) __nanosleep(settle_ns);
   }
   /// Sleeps after an empty look, and doubles the next nap.
   __device__ void nap(unsigned& nap_ns) const {
@@ -125,7 +132,7 @@ struct BackOff {
 //! [back-off]
 
 /// Spin hot: look again at once.
-inline constexpr BackOff kNoBackOff{0, 0, 0};
+inline constexpr BackOff kNoBackOff{0, 0, 0, 0};
 
 //! [serial look-back]
 /// Variant 1: one thread walks back one predecessor at a time, combining
@@ -281,14 +288,14 @@ using LookBackStorage = std::conditional_t<Io == TileIo::warp, WarpTileStorage<T
 /// its aggregate as soon as its block scan has it, looks back (warp 0, or
 /// thread 0), publishes its inclusive prefix, and finishes its tile.
 /// `ticket` and the tile states must be zero at launch.
-template <int Threads, int Items, LookBack Walk, TileIo Io, bool Ticketed, class State, class T, class Op>
+template <int Threads, int Items, LookBack Walk, TileIo Io, class State, class T, class Op>
 __global__ void __launch_bounds__(Threads)
     decoupled_look_back_scan(const T* in, T* out, std::int64_t n, Kind kind, unsigned* ticket,
                              State state, BackOff wait, Op op) {
   __shared__ LookBackStorage<Io, T, Threads, Items> storage;
   __shared__ T tile_prefix;
   constexpr int kTile = Threads * Items;
-  const unsigned tile = Ticketed ? ch09::take_ticket(ticket) : blockIdx.x;
+  const unsigned tile = ch09::take_ticket(ticket);
   const std::int64_t start = static_cast<std::int64_t>(tile) * kTile;
   const int valid = n - start < kTile ? static_cast<int>(n - start) : kTile;
 
@@ -311,7 +318,7 @@ __global__ void __launch_bounds__(Threads)
     }
   } else if (threadIdx.x < ch06::kWarpSize) {
     if (threadIdx.x == 0) state.publish(tile, Status::aggregate, aggregate);  // early: others may use it now
-    wait.settle();
+    wait.settle(tile);
     T prefix;
     if constexpr (Walk == LookBack::warp) {
       prefix = look_back_warp<T>(state, tile, op, wait);
@@ -347,24 +354,27 @@ int resident_blocks(Kernel kernel, int threads) {
   return sms * per_sm;
 }
 
-/// Which variant a Tuning makes.
+/// How a sweep point's name spells its tile movement and back-off, e.g.
+/// "-warp-io-settle1200-nap640".
+std::string sweep_suffix(TileIo io, BackOff wait);
+
+/// Which variant a Recipe makes.
 enum class Role { serial_lookback, warp_lookback, tuned, sweep };
 
-/// A tile shape and how the tuned variants differ from variant 2.
-struct Tuning {
+/// Everything that tells this chapter's variants apart: tile shape, walk, state, back-off, tile movement.
+struct Recipe {
   int threads;                    ///< threads per block
   int items;                      ///< items per thread
   LookBack walk = LookBack::warp; ///< who looks back
   bool packed = false;            ///< status and value in one word (4-byte types)
   BackOff wait = kNoBackOff;      ///< how a waiting tile spins
   TileIo io = TileIo::block;      ///< how the tile moves
-  bool ticketed = true;           ///< tile order from a ticket (false: blockIdx.x, unsafe)
   Role role = Role::sweep;        ///< which variant it is
 };
 
 /// Registry entry: decoupled look-back with a tile shape, a walk, packing
 /// (for 4-byte types), back-off and tile movement.
-template <Tuning Config>
+template <Recipe Config>
 struct DecoupledLookBack {
   static constexpr int Threads = Config.threads;
   static constexpr int Items = Config.items;
@@ -382,18 +392,14 @@ struct DecoupledLookBack {
       case Role::serial_lookback: v.name = "serial-lookback"; break;
       case Role::warp_lookback: v.name = "warp-lookback"; break;
       case Role::tuned: v.name = "tuned"; break;
-      case Role::sweep:
-        v.name = "tuned-" + shape + (Config.io == TileIo::warp ? "-warpio" : "") +
-                 (Config.ticketed ? "" : "-blockidx") + "-s" + std::to_string(Config.wait.settle_ns) + "-n" +
-                 std::to_string(Config.wait.first_nap_ns) + "-" + std::to_string(Config.wait.max_nap_ns);
-        break;
+      case Role::sweep: v.name = shape + sweep_suffix(Config.io, Config.wait); break;
     }
     v.summary = std::string(Config.walk == LookBack::serial ? "one thread looks back one tile at a time"
                                                             : "a warp looks back over 32 tiles at once") +
                 (Config.packed ? ", status and value in one word (4-byte types)" : ", status and value apart") +
                 (Config.wait.first_nap_ns != 0 ? ", back-off" : "") +
-                (Config.io == TileIo::warp ? ", warp-private transposes" : "") +
-                (Config.ticketed ? "" : ", tiles by blockIdx (unsafe)") + ", tiles of " + shape;
+                (Config.wait.settle_ns != 0 ? ", settles before looking" : "") +
+                (Config.io == TileIo::warp ? ", warp-private transposes" : "") + ", tiles of " + shape;
     v.block = Threads;
     v.items_per_thread = Items;
     v.float_order_varies = true;  // how many aggregates a look-back combines depends on timing
@@ -408,13 +414,13 @@ struct DecoupledLookBack {
   /// Scans r.in into r.out on r.stream.
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
-    const auto kernel = decoupled_look_back_scan<Threads, Items, Config.walk, Config.io, Config.ticketed, State<T>, T, Op>;
-    static const int resident = resident_blocks(kernel, Threads);  // once per kernel
+    const auto kernel = decoupled_look_back_scan<Threads, Items, Config.walk, Config.io, State<T>, T, Op>;
+    static const int resident = resident_blocks(kernel, Threads);  // once per kernel (one device per program)
     Workspace workspace = r.workspace;
     const unsigned tiles = tile_count(r.n, kTile);
     const auto [ticket, state, reset_bytes] = take_state<T>(workspace, tiles);
     BackOff wait = Config.wait;
-    if (tiles <= static_cast<unsigned>(resident)) wait.settle_ns = 0;  // every tile runs at once
+    wait.first_settling_tile = static_cast<unsigned>(resident);
     // The ticket and every status start at zero (empty) for each launch.
     SCAN_CUDA(cudaMemsetAsync(ticket, 0, reset_bytes, r.stream));
     kernel<<<tiles, Threads, 0, r.stream>>>(r.in, r.out, r.n, r.kind, ticket, state, wait, op);
@@ -458,9 +464,9 @@ struct DecoupledLookBack {
 inline constexpr int kThreads = 256;
 /// Items per thread of variants 1 and 2.
 inline constexpr int kItems = 16;
-/// Tile shape of the tuned variant, chosen by the sweep in the text.
-inline constexpr int kTunedThreads = 128;
-/// Items per thread of the tuned variant.
-inline constexpr int kTunedItems = 24;
+/// The tuned variant's back-off, chosen by the sweep in the text.
+inline constexpr BackOff kPatient{3000, 640, 640, 0};
+/// The tuned variant: shape, movement and back-off chosen by the sweeps in the text.
+inline constexpr Recipe kTuned{128, 32, LookBack::warp, true, kPatient, TileIo::warp, Role::tuned};
 
 }  // namespace scan::ch10

@@ -59,3 +59,11 @@ for target in "07_coarsening vectorized" "07_coarsening tile-only" "08_hierarchi
       "$bin/ch$1" --variant "$2" --n 64M --reps 0 > "$out/ncu-dram-${1%%_*}-$2.csv" 2>&1
   log "ncu dram ch$1 $2 exit $?"
 done
+# Chapter 10: global load requests (the tile's own plus the look-back's
+# status loads) with and without settling, at n = 2^28.
+for v in tuned 128x32-warp-io-spin; do
+  "$ncu" --csv --metrics l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,smsp__inst_executed.sum,gpu__time_duration.sum \
+      --kernel-name regex:decoupled "$bin/ch10_decoupled_lookback" --variant "$v" --n 256M --reps 0 --no-baselines \
+      > "$out/ncu-loads-10-$v.csv" 2>&1
+  log "ncu loads ch10 $v exit $?"
+done
