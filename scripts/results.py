@@ -179,7 +179,7 @@ def sweep_table(chapter):
     if not path.exists():
         return "*Not measured yet.*"
     rows, meta = read_csv(path)
-    out = ["| shape (threads x items) | median ms | GB/s | % copy | x CUB |", "|---|---|---|---|---|"]
+    out = ["| sweep point (threads x items, ...) | median ms | GB/s | % copy | x CUB |", "|---|---|---|---|---|"]
     copy = next((r for r in rows if r["variant"].startswith("copy")), None)
     for r in rows:
         if r["variant"].startswith("copy") or r["status"] != "PASS":

@@ -206,7 +206,7 @@ enum class TileIo {
 template <class T, int Threads, int Items>
 struct WarpTileStorage {
   static constexpr int kWarpItems = ch06::kWarpSize * Items;  ///< elements per warp
-  static constexpr int kSliceSlots = kWarpItems + kWarpItems / 32;
+  static constexpr int kSliceSlots = kWarpItems + kWarpItems / 32;  ///< with one spare slot per 32
   T exchange[Threads / ch06::kWarpSize][kSliceSlots];  ///< one slice per warp
   ch06::BlockScanStorage<T> scan;                      ///< the block scan of thread totals
 };
@@ -376,8 +376,8 @@ struct Recipe {
 /// (for 4-byte types), back-off and tile movement.
 template <Recipe Config>
 struct DecoupledLookBack {
-  static constexpr int Threads = Config.threads;
-  static constexpr int Items = Config.items;
+  static constexpr int Threads = Config.threads;  ///< threads per block
+  static constexpr int Items = Config.items;      ///< items per thread
   /// Elements per tile.
   static constexpr int kTile = Threads * Items;
   /// The tile state for T: packed where it fits one word and packing is on.
