@@ -43,9 +43,6 @@ SCAN_HD constexpr bool uses_exchange(Arrangement mode) {
   return mode == Arrangement::transposed || mode == Arrangement::vector_transposed;
 }
 
-using scan::kVectorItems;
-using scan::Vector;
-
 //! [tile storage]
 /// Shared memory of one tile scan. The exchange buffer (for the transpose)
 /// and the block scan's storage are never in use at the same time, so they

@@ -218,15 +218,15 @@ template <int Threads, int Items, class T>
 __device__ __forceinline__ void load_warp_tile(const T* in, std::int64_t start, int valid, T (&items)[Items],
                                                T* slice, T padding) {
   constexpr int kWarpItems = ch06::kWarpSize * Items;
-  constexpr int kWidth = ch07::kVectorItems<T>;
+  constexpr int kWidth = kVectorItems<T>;
+  static_assert(Items % kWidth == 0, "whole vectors per thread");
   const int lane = threadIdx.x % ch06::kWarpSize;
   const int first = threadIdx.x / ch06::kWarpSize * kWarpItems;  // the warp's first element in the tile
   if (valid == Threads * Items && reinterpret_cast<std::uintptr_t>(in) % 16 == 0) {
-    static_assert(Items % kWidth == 0, "whole vectors per thread");
-    const auto* vectors = reinterpret_cast<const ch07::Vector<T>*>(in + start + first);
+    const auto* vectors = reinterpret_cast<const Vector<T>*>(in + start + first);
 #pragma unroll
     for (int v = 0; v < Items / kWidth; ++v) {
-      const ch07::Vector<T> loaded = vectors[v * ch06::kWarpSize + lane];
+      const Vector<T> loaded = vectors[v * ch06::kWarpSize + lane];
 #pragma unroll
       for (int k = 0; k < kWidth; ++k) {
         slice[ch07::exchange_slot((v * ch06::kWarpSize + lane) * kWidth + k)] = loaded.values[k];
@@ -250,7 +250,7 @@ template <int Threads, int Items, class T>
 __device__ __forceinline__ void store_warp_tile(T* out, std::int64_t start, int valid, const T (&items)[Items],
                                                 T* slice) {
   constexpr int kWarpItems = ch06::kWarpSize * Items;
-  constexpr int kWidth = ch07::kVectorItems<T>;
+  constexpr int kWidth = kVectorItems<T>;
   const int lane = threadIdx.x % ch06::kWarpSize;
   const int first = threadIdx.x / ch06::kWarpSize * kWarpItems;
   __syncwarp();  // every lane has read its items out of the slice (load_warp_tile)
@@ -258,10 +258,10 @@ __device__ __forceinline__ void store_warp_tile(T* out, std::int64_t start, int 
   for (int j = 0; j < Items; ++j) slice[ch07::exchange_slot(lane * Items + j)] = items[j];
   __syncwarp();
   if (valid == Threads * Items && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
-    auto* vectors = reinterpret_cast<ch07::Vector<T>*>(out + start + first);
+    auto* vectors = reinterpret_cast<Vector<T>*>(out + start + first);
 #pragma unroll
     for (int v = 0; v < Items / kWidth; ++v) {
-      ch07::Vector<T> packed;
+      Vector<T> packed;
 #pragma unroll
       for (int k = 0; k < kWidth; ++k) {
         packed.values[k] = slice[ch07::exchange_slot((v * ch06::kWarpSize + lane) * kWidth + k)];
