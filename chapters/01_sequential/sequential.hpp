@@ -17,7 +17,7 @@ namespace scan::ch01 {
 /// The chapter's variants.
 const Chapter& chapter();
 
-//! [plain loop]
+// [plain loop]
 /// The scan as a loop: one pass, n - 1 applications of the operator.
 ///
 /// `running` holds the combination of everything seen so far. The inclusive
@@ -38,9 +38,9 @@ void sequential_scan(const T* in, T* out, std::int64_t n, Kind kind, Op op) {
     }
   }
 }
-//! [plain loop]
+// [plain loop]
 
-//! [standard library]
+// [standard library]
 /// The same scan through the standard library (C++17, header `numeric`). Without an
 /// execution policy both functions run sequentially, left to right.
 template <class T, class Op>
@@ -51,7 +51,7 @@ void standard_scan(const T* in, T* out, std::int64_t n, Kind kind, Op op) {
     std::exclusive_scan(in, in + n, out, Op::template identity<T>(), op);
   }
 }
-//! [standard library]
+// [standard library]
 
 /// Threads the blocked scan uses: one per hardware thread, but never so many
 /// that a chunk falls below `min_chunk` elements (a thread costs tens of
@@ -62,7 +62,7 @@ inline unsigned blocked_threads(std::int64_t n, std::int64_t min_chunk = 1 << 16
   return std::min(hardware, useful);
 }
 
-//! [blocked two-pass]
+// [blocked two-pass]
 /// A multi-threaded scan in two passes over `threads` contiguous chunks.
 ///
 /// Pass 1: each thread reduces its chunk to one total.
@@ -110,7 +110,7 @@ void blocked_scan(const T* in, T* out, std::int64_t n, Kind kind, Op op, unsigne
     }
   });
 }
-//! [blocked two-pass]
+// [blocked two-pass]
 
 /// Registry entry: the plain loop.
 struct PlainLoop {

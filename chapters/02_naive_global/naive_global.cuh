@@ -23,7 +23,7 @@ namespace scan::ch02 {
 /// The chapter's variants.
 const Chapter& chapter();
 
-//! [quadratic kernel]
+// [quadratic kernel]
 /// Thread i combines in[0], ..., in[i] on its own: no cooperation, no
 /// barriers, and i + 1 operations for thread i, so n(n+1)/2 in all.
 /// Neighbouring threads read the same in[j] at the same time, which the
@@ -37,9 +37,9 @@ __global__ void quadratic_scan_kernel(const T* in, T* out, std::int64_t n, Kind 
   for (std::int64_t j = 0; j <= last; ++j) running = op(running, in[j]);
   out[i] = running;
 }
-//! [quadratic kernel]
+// [quadratic kernel]
 
-//! [multi-launch step]
+// [multi-launch step]
 /// One step of Kogge-Stone over the whole array: every element combines with
 /// the one `offset` places to its left. Reading `src` and writing `dst` (two
 /// buffers) means no thread can see a value another thread wrote in the same
@@ -52,9 +52,9 @@ __global__ void kogge_stone_step(const T* src, T* dst, std::int64_t n, std::int6
   const T mine = load_for_scan(src, i, kind, op);
   dst[i] = i >= offset ? op(load_for_scan(src, i - offset, kind, op), mine) : mine;
 }
-//! [multi-launch step]
+// [multi-launch step]
 
-//! [in-block global kernel]
+// [in-block global kernel]
 /// Kogge-Stone inside one block, on the block's tile of `out` in global memory.
 ///
 /// Each step needs two barriers. Thread i reads out[i - offset], then
@@ -87,7 +87,7 @@ __global__ void kogge_stone_global_tiles(const T* in, T* out, std::int64_t n, Ki
   }
   if (tile_totals != nullptr && threadIdx.x == tile_size - 1) tile_totals[blockIdx.x] = out[i];
 }
-//! [in-block global kernel]
+// [in-block global kernel]
 
 /// Labels "offset 1", "offset 2", ... for the steps of a Kogge-Stone scan of `tile` elements.
 std::vector<std::string> kogge_stone_labels(std::int64_t tile);
@@ -117,7 +117,7 @@ struct Quadratic {
   }
 };
 
-//! [multi-launch host loop]
+// [multi-launch host loop]
 /// Registry entry: Kogge-Stone over global memory, one launch per step.
 struct MultiLaunchKoggeStone {
   /// Name, summary and limits, for the registry.
@@ -157,7 +157,7 @@ struct MultiLaunchKoggeStone {
     }
   }
 };
-//! [multi-launch host loop]
+// [multi-launch host loop]
 
 /// Registry entry: in-block Kogge-Stone in global memory plus the block-sum fix-up.
 struct InBlockGlobal {

@@ -20,7 +20,7 @@ namespace scan::ch03 {
 /// The chapter's variants.
 const Chapter& chapter();
 
-//! [kogge-stone shared]
+// [kogge-stone shared]
 /// Scans one tile of blockDim.x elements per block in shared memory
 /// (blockDim.x * sizeof(T) bytes of dynamic shared memory).
 ///
@@ -56,7 +56,7 @@ __global__ void kogge_stone_shared_tiles(const T* in, T* out, std::int64_t n, Ki
   if (t < tile_size) out[i] = tile[t];
   if (tile_totals != nullptr && t == tile_size - 1) tile_totals[blockIdx.x] = tile[t];
 }
-//! [kogge-stone shared]
+// [kogge-stone shared]
 
 /// "offset 1", "offset 2", ... for a tile of `tile` elements.
 std::vector<std::string> step_labels(std::int64_t tile);

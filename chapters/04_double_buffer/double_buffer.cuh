@@ -14,7 +14,7 @@ namespace scan::ch04 {
 /// The chapter's variants.
 const Chapter& chapter();
 
-//! [double-buffered kernel]
+// [double-buffered kernel]
 /// Kogge-Stone on one tile per block with two shared buffers
 /// (2 * blockDim.x * sizeof(T) bytes of dynamic shared memory).
 ///
@@ -52,7 +52,7 @@ __global__ void kogge_stone_double_buffered(const T* in, T* out, std::int64_t n,
   if (t < tile_size) out[i] = src[t];
   if (tile_totals != nullptr && t == tile_size - 1) tile_totals[blockIdx.x] = src[t];
 }
-//! [double-buffered kernel]
+// [double-buffered kernel]
 
 /// Registry entry: double-buffered Kogge-Stone with the block-sum fix-up.
 struct KoggeStoneDoubleBuffered {

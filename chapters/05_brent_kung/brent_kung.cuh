@@ -32,7 +32,7 @@ struct PlainLayout {
   __device__ __forceinline__ int operator()(int j) const { return j; }
 };
 
-//! [padded layout]
+// [padded layout]
 /// Shared-memory layout with one empty slot after every 32 elements.
 ///
 /// Shared memory has 32 banks of 4 bytes; addresses 128 bytes apart share a
@@ -45,7 +45,7 @@ struct PaddedLayout {
   /// The slot of element j.
   __device__ __forceinline__ int operator()(int j) const { return j + (j >> 5); }
 };
-//! [padded layout]
+// [padded layout]
 
 /// The smallest power of two >= x (x >= 1).
 __device__ __forceinline__ int next_pow2(int x) {
@@ -83,7 +83,7 @@ __device__ void record_tile(const StepLog<T>& log, int step, const T* a, std::in
   __syncthreads();
 }
 
-//! [divergent]
+// [divergent]
 /// Brent-Kung with the textbook's thread mapping: one element per thread,
 /// thread t active in a step when t + 1 is a multiple of 2 * stride.
 /// In every step the active threads are scattered over all warps, so every
@@ -114,9 +114,9 @@ __global__ void brent_kung_divergent(const T* in, T* out, std::int64_t n, Kind k
   store_tile(out, a, tile_start, tile_size, PlainLayout{});
   if (tile_totals != nullptr && t == 0) tile_totals[blockIdx.x] = a[tile_size - 1];
 }
-//! [divergent]
+// [divergent]
 
-//! [contiguous]
+// [contiguous]
 /// Brent-Kung with a contiguous thread mapping: in a step with stride s,
 /// thread t works on element (t + 1) * 2s - 1. The active threads are
 /// t = 0, 1, 2, ..., so whole warps are either busy or idle.
@@ -164,9 +164,9 @@ __global__ void brent_kung_contiguous(const T* in, T* out, std::int64_t n, Kind 
   store_tile(out, a, tile_start, tile_size, Layout{});
   if (tile_totals != nullptr && threadIdx.x == 0) tile_totals[blockIdx.x] = a[Layout{}(tile_size - 1)];
 }
-//! [contiguous]
+// [contiguous]
 
-//! [blelloch]
+// [blelloch]
 /// Blelloch's work-efficient *exclusive* scan: the same up-sweep, then the
 /// root is replaced by the identity and a down-sweep pushes prefixes down
 /// the tree. At each node the left child receives the parent's prefix p and
@@ -221,7 +221,7 @@ __global__ void blelloch_scan(const T* in, T* out, std::int64_t n, Kind kind, T*
     out[tile_start + j] = kind == Kind::exclusive ? exclusive : op(exclusive, in[tile_start + j]);
   }
 }
-//! [blelloch]
+// [blelloch]
 
 /// Trace labels for a Brent-Kung tree over `span` elements.
 std::vector<std::string> brent_kung_labels(int span);

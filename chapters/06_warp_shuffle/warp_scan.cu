@@ -5,7 +5,7 @@
 namespace scan::ch06 {
 namespace {
 
-//! [cub block scan]
+// [cub block scan]
 /// The same tile kernel with cub::BlockScan in place of our block scan.
 template <int Threads, class T, class Op>
 __global__ void cub_block_scan_tiles(const T* in, T* out, std::int64_t n, Kind kind, T* tile_totals, Op op) {
@@ -22,7 +22,7 @@ __global__ void cub_block_scan_tiles(const T* in, T* out, std::int64_t n, Kind k
   if (i < n) out[i] = y;
   if (tile_totals != nullptr && threadIdx.x == 0) tile_totals[blockIdx.x] = tile_total;
 }
-//! [cub block scan]
+// [cub block scan]
 
 }  // namespace
 

@@ -37,7 +37,7 @@ struct NoStepHook {
   __device__ void operator()(int, const T&) const {}
 };
 
-//! [warp inclusive scan]
+// [warp inclusive scan]
 /// Inclusive scan across the 32 lanes of a warp: lane k returns
 /// x_0 op x_1 op ... op x_k, where x_j is lane j's argument.
 ///
@@ -57,7 +57,7 @@ __device__ __forceinline__ T warp_inclusive_scan(T x, Op op, Hook hook = {}) {
   }
   return x;
 }
-//! [warp inclusive scan]
+// [warp inclusive scan]
 
 /// Exclusive scan across a warp: lane k returns identity op x_0 op ... op
 /// x_{k-1}; `total` receives the combination of all 32 values.
@@ -76,7 +76,7 @@ struct BlockScanStorage {
   T warp_totals[kWarpSize];  ///< total of each warp, then their inclusive scan
 };
 
-//! [block scan]
+// [block scan]
 /// Prefix of this thread's warp inside the block, given each thread's
 /// inclusive warp-scan value `warp_inclusive`: the combination of the totals
 /// of all earlier warps (the identity for warp 0). `block_total` receives
@@ -139,9 +139,9 @@ __device__ T block_exclusive_scan(T x, Op op, BlockScanStorage<T>& storage, T& b
   hook(kWarpSteps, result);
   return result;
 }
-//! [block scan]
+// [block scan]
 
-//! [tile kernel]
+// [tile kernel]
 /// One element per thread, one tile of blockDim.x elements per block, of
 /// either kind, computed directly (no shifted load). The tile total is the
 /// combination of the tile's elements, as the block-sum fix-up expects.
@@ -161,7 +161,7 @@ __global__ void warp_shuffle_tiles(const T* in, T* out, std::int64_t n, Kind kin
   if (inside) out[i] = y;
   if (tile_totals != nullptr && threadIdx.x == 0) tile_totals[blockIdx.x] = tile_total;
 }
-//! [tile kernel]
+// [tile kernel]
 
 /// Trace labels: the five shuffle steps, then the add-back.
 std::vector<std::string> step_labels();

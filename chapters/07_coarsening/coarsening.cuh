@@ -43,7 +43,7 @@ SCAN_HD constexpr bool uses_exchange(Arrangement mode) {
   return mode == Arrangement::transposed || mode == Arrangement::vector_transposed;
 }
 
-//! [tile storage]
+// [tile storage]
 /// Shared memory of one tile scan. The exchange buffer (for the transpose)
 /// and the block scan's storage are never in use at the same time, so they
 /// share the same bytes; a barrier separates their uses. Only the
@@ -58,7 +58,7 @@ struct TileStorage {
     ch06::BlockScanStorage<T> scan;      ///< the block scan of thread totals
   };
 };
-//! [tile storage]
+// [tile storage]
 
 /// Slot of tile element e in TileStorage::exchange.
 __device__ __forceinline__ int exchange_slot(int e) { return e + e / 32; }
@@ -86,7 +86,7 @@ __device__ __forceinline__ void store_direct(T* out, std::int64_t start, int val
   }
 }
 
-//! [load tile]
+// [load tile]
 /// Loads the tile that starts at `start` (with `valid` elements, the rest
 /// padded with `padding`) into `items`, in the *blocked* arrangement:
 /// thread t holds elements t * Items ... t * Items + Items - 1.
@@ -140,7 +140,7 @@ __device__ __forceinline__ void load_tile(const T* in, std::int64_t start, int v
     load_direct(in, start, valid, items, padding);
   }
 }
-//! [load tile]
+// [load tile]
 
 /// Stores `items` (blocked arrangement) to the tile at `start`, its first
 /// `valid` elements only; the mirror image of load_tile().
@@ -201,7 +201,7 @@ __device__ __forceinline__ void record_items(const StepLog<T>& log, int step, st
   }
 }
 
-//! [three phases]
+// [three phases]
 /// Phase 1: inclusive scan of a thread's items, in registers. Returns the
 /// thread's total.
 template <int Items, class T, class Op>
@@ -249,9 +249,9 @@ __device__ __forceinline__ T scan_tile(const T* in, T* out, std::int64_t start, 
   store_tile<Mode, Threads, Items>(out, start, valid, items, storage.exchange);
   return tile_total;
 }
-//! [three phases]
+// [three phases]
 
-//! [tile kernel]
+// [tile kernel]
 /// One tile of Threads x Items elements per block. With `tile_totals` it is
 /// the tile kernel of the block-sum fix-up; without, a tile-wise scan.
 template <Arrangement Mode, int Threads, int Items, class T, class Op>
@@ -266,7 +266,7 @@ __global__ void __launch_bounds__(Threads)
                                                   op, storage, log);
   if (tile_totals != nullptr && threadIdx.x == 0) tile_totals[blockIdx.x] = total;
 }
-//! [tile kernel]
+// [tile kernel]
 
 /// Trace labels of the three phases.
 std::vector<std::string> phase_labels();

@@ -49,7 +49,7 @@ __device__ __forceinline__ TileSpan tile_span(std::int64_t tile, std::int64_t n)
   return {start, n - start < kTile ? static_cast<int>(n - start) : kTile};
 }
 
-//! [reduce tile]
+// [reduce tile]
 /// The combination of one tile's elements, known to every thread: load
 /// (16-byte vectors), fold each thread's items, combine across the block.
 /// Reads the tile once and writes nothing. Ends with a barrier, so the
@@ -66,9 +66,9 @@ __device__ T reduce_tile(const T* in, TileSpan span, Op op, Storage<T>& storage)
   __syncthreads();  // every thread has read storage.scan
   return tile_total;
 }
-//! [reduce tile]
+// [reduce tile]
 
-//! [reduce-then-scan kernels]
+// [reduce-then-scan kernels]
 /// Pass 1 of reduce-then-scan: one block per tile writes the tile's total.
 template <class T, class Op>
 __global__ void __launch_bounds__(kThreads) reduce_tiles(const T* in, std::int64_t n, T* tile_totals, Op op) {
@@ -88,9 +88,9 @@ __global__ void __launch_bounds__(kThreads)
   (void)ch07::scan_tile<ch07::kBestArrangement, kThreads, kItems>(in, out, span.start, span.valid, kind,
                                                                    seed, op, storage, StepLog<T>{});
 }
-//! [reduce-then-scan kernels]
+// [reduce-then-scan kernels]
 
-//! [reduce-then-scan host]
+// [reduce-then-scan host]
 /// Reduce-then-scan of `in` (n elements) into `out`, recursing on the tile
 /// totals until they fit one tile. `levels` holds each level's totals and
 /// their exclusive scan (the carries), taken from the workspace.
@@ -111,9 +111,9 @@ void reduce_then_scan(const T* in, T* out, std::int64_t n, Kind kind, Op op,
   scan_tiles_seeded<<<tiles, kThreads, 0, stream>>>(in, out, n, kind, here.scanned, op);  // read n, write n
   SCAN_CUDA_LAUNCH();
 }
-//! [reduce-then-scan host]
+// [reduce-then-scan host]
 
-//! [fixed-grid kernels]
+// [fixed-grid kernels]
 /// Pass 1 of the fixed grid: block b reduces tiles [b * per_chunk, (b + 1) *
 /// per_chunk) one after another, keeping the running total in a register.
 template <class T, class Op>
@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();  // storage is reused by the next tile
   }
 }
-//! [fixed-grid kernels]
+// [fixed-grid kernels]
 
 /// Blocks of the fixed grid: as many as fit on the device at once (queried
 /// once per process from the occupancy calculator).

@@ -27,7 +27,7 @@ const Chapter& chapter();
 
 using ch07::Arrangement;
 
-//! [ticket]
+// [ticket]
 /// Hands out tile numbers in the order blocks *start running*.
 ///
 /// Tile k waits for tile k - 1. If tiles were numbered by blockIdx.x, a
@@ -43,9 +43,9 @@ __device__ __forceinline__ unsigned take_ticket(unsigned* counter) {
   __syncthreads();
   return ticket;
 }
-//! [ticket]
+// [ticket]
 
-//! [publish and wait]
+// [publish and wait]
 /// The chain's mailbox: per tile, a flag and the tile's inclusive prefix.
 ///
 /// Publishing writes the value, then sets the flag with a *release* store:
@@ -73,9 +73,9 @@ struct Mailbox {
     return prefix[tile];  // ordered after the acquire load that saw the flag
   }
 };
-//! [publish and wait]
+// [publish and wait]
 
-//! [chained kernel]
+// [chained kernel]
 /// One block per tile of Threads x Items elements, in ticket order.
 /// `control[0]` is the ticket counter, `control[1 + k]` tile k's flag; all
 /// must be zero at launch.
@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(Threads)
   ch07::add_prefix(items, op(tile_prefix, before), kind, op);
   ch07::store_tile<Arrangement::vectorized, Threads, Items>(out, start, valid, items, storage.exchange);
 }
-//! [chained kernel]
+// [chained kernel]
 
 /// Registry entry: the chained scan with tiles of Threads x Items.
 template <int Threads, int Items>

@@ -38,7 +38,7 @@ enum class Status : unsigned {
   prefix = 2,     ///< the inclusive prefix: everything up to the tile's end
 };
 
-//! [split state]
+// [split state]
 /// Tile states as a status word and two value slots per tile, for any T.
 ///
 /// A value is written first, then the status with a release store; a reader
@@ -67,9 +67,9 @@ struct SplitTileState {
     return s;
   }
 };
-//! [split state]
+// [split state]
 
-//! [packed state]
+// [packed state]
 /// Tile states packed into one 64-bit word per tile, for 4-byte T: the
 /// status in the high half, the value's bits in the low half. One load sees
 /// both, so a reader can never pair a status with the wrong value, and no
@@ -96,9 +96,9 @@ struct PackedTileState {
     return static_cast<Status>(w >> 32);
   }
 };
-//! [packed state]
+// [packed state]
 
-//! [back-off]
+// [back-off]
 /// How a tile waits for its predecessors.
 struct BackOff {
   /// One sleep before the first look. A tile that has just published its
@@ -129,12 +129,12 @@ struct BackOff {
     nap_ns = 2 * nap_ns < max_nap_ns ? 2 * nap_ns : max_nap_ns;
   }
 };
-//! [back-off]
+// [back-off]
 
 /// Spin hot: look again at once.
 inline constexpr BackOff kNoBackOff{0, 0, 0, 0};
 
-//! [serial look-back]
+// [serial look-back]
 /// Variant 1: one thread walks back one predecessor at a time, combining
 /// aggregates until it meets an inclusive prefix. Returns the combination of
 /// every element before tile `tile` (> 0).
@@ -151,9 +151,9 @@ __device__ T look_back_serial(const State& state, unsigned tile, Op op, BackOff 
   }
   return prefix;
 }
-//! [serial look-back]
+// [serial look-back]
 
-//! [warp look-back]
+// [warp look-back]
 /// Variant 2: a whole warp inspects a window of 32 predecessors at once.
 /// Lane l looks at tile (end - 32 + l), so lane order is array order and
 /// lane 31 holds the nearest predecessor. When every lane has something,
@@ -182,7 +182,7 @@ __device__ T look_back_warp(const State& state, unsigned tile, Op op, BackOff wa
     if (prefix_lanes != 0) return prefix;
   }
 }
-//! [warp look-back]
+// [warp look-back]
 
 /// How a tile learns its prefix.
 enum class LookBack { serial, warp };
@@ -197,7 +197,7 @@ enum class TileIo {
   warp,
 };
 
-//! [warp tile]
+// [warp tile]
 /// Shared memory of a tile moved warp by warp: a private exchange slice per
 /// warp, with the same padding as chapter 07's, and the block scan's
 /// storage. Unlike chapter 07's TileStorage they must not share bytes: one
@@ -276,14 +276,14 @@ __device__ __forceinline__ void store_warp_tile(T* out, std::int64_t start, int 
     }
   }
 }
-//! [warp tile]
+// [warp tile]
 
 /// Shared memory of the look-back kernel, for either TileIo.
 template <TileIo Io, class T, int Threads, int Items>
 using LookBackStorage = std::conditional_t<Io == TileIo::warp, WarpTileStorage<T, Threads, Items>,
                                            ch07::TileStorage<T, Threads, Items, ch07::kBestArrangement>>;
 
-//! [look-back kernel]
+// [look-back kernel]
 /// One block per tile of Threads x Items, in ticket order. The tile publishes
 /// its aggregate as soon as its block scan has it, looks back (warp 0, or
 /// thread 0), publishes its inclusive prefix, and finishes its tile.
@@ -339,7 +339,7 @@ __global__ void __launch_bounds__(Threads)
     ch07::store_tile<ch07::kBestArrangement, Threads, Items>(out, start, valid, items, storage.exchange);
   }
 }
-//! [look-back kernel]
+// [look-back kernel]
 
 /// Blocks of `kernel` (with `threads` threads) the current device holds at
 /// once.

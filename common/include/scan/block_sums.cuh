@@ -36,7 +36,7 @@ struct TileLaunch {
   bool top_level = false;       ///< level 0: the level `--trace` shows
 };
 
-//! [add carries]
+// [add carries]
 /// Adds the scanned total of tiles 0 .. b-1 to every element of tile b > 0.
 ///
 /// Block k covers `span` elements (a whole number of tiles, at least a few
@@ -85,7 +85,7 @@ __global__ void add_tile_carries(T* data, std::int64_t n, std::uint32_t tile, st
     data[begin + i] = op(carries[i / tile], data[begin + i]);
   }
 }
-//! [add carries]
+// [add carries]
 
 /// Threads per block of add_tile_carries.
 inline constexpr int kCarryThreads = 256;
@@ -119,7 +119,7 @@ std::array<TotalsLevel<T>, kMaxLevels> take_levels(Workspace& workspace, std::in
   return levels;
 }
 
-//! [scan level]
+// [scan level]
 template <class T, class Op, class TileScan>
 void scan_level(const T* in, T* out, std::int64_t n, Kind kind, std::int64_t tile,
                 const std::array<TotalsLevel<T>, kMaxLevels>& levels, int level, Op op,
@@ -139,7 +139,7 @@ void scan_level(const T* in, T* out, std::int64_t n, Kind kind, std::int64_t til
   SCAN_CUDA_LAUNCH();
   if (level == 0 && trace != nullptr) trace->snapshot("carries added", out);
 }
-//! [scan level]
+// [scan level]
 
 }  // namespace detail
 
