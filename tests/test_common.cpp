@@ -66,8 +66,11 @@ TEST_CASE("generators are reproducible, varied and in range", "[cpu][generate]")
   const auto reals = generate_input<double>(100000, 3);
   for (double x : reals) CHECK((x >= -4.0 && x <= 4.0 && x * 256 == std::floor(x * 256)));
 
-  const auto tiny = generate_input<float>(5000, 4, Distribution::small_integers);
-  for (float x : tiny) CHECK((x >= -8 && x <= 8 && x == std::floor(x)));
+  // Real-valued floats use every significand bit, and still telescope.
+  const auto real = generate_input<float>(5000, 4, Distribution::real_valued);
+  int fine_bits = 0;
+  for (float x : real) fine_bits += x * 256 != std::floor(x * 256);
+  CHECK(fine_bits > 4900);
 }
 
 TEST_CASE("the oracle reproduces the worked example", "[cpu][oracle]") {
@@ -135,35 +138,6 @@ TEST_CASE("exclusive and non-commutative results are checked in order", "[cpu][v
     running = AffineCompose{}(in[i], running);
   }
   CHECK_FALSE(verify_scan(in, swapped, Kind::exclusive, AffineCompose{}).ok);
-}
-
-TEST_CASE("float tolerance grows with the prefix and vanishes when sums are exact", "[cpu][verify]") {
-  // Multiples of 1/256 in [-4, 4]: the first few thousand prefixes are exact.
-  const auto in = generate_input<float>(1 << 16, 21);
-  std::vector<float> out(in.size());
-  reference_scan(in.data(), out.data(), 1 << 16, Kind::inclusive, Add{});
-  CHECK(verify_scan(in, out, Kind::inclusive, Add{}).ok);
-
-  auto early = out;
-  early[10] = std::nextafter(early[10], 1e9f);  // one ulp off where no rounding can happen
-  CHECK(verify_scan(in, early, Kind::inclusive, Add{}).first_bad == 10);
-
-  auto late = out;
-  const std::size_t i = late.size() - 1;  // sum of magnitudes ~ 1.3e5: rounding is allowed
-  late[i] = std::nextafter(late[i], 1e9f);
-  CHECK(verify_scan(in, late, Kind::inclusive, Add{}).ok);
-  late[i] += 1.0f;  // far beyond the bound
-  CHECK_FALSE(verify_scan(in, late, Kind::inclusive, Add{}).ok);
-
-  auto nan = out;
-  nan[i] = std::numeric_limits<float>::quiet_NaN();
-  CHECK_FALSE(verify_scan(in, nan, Kind::inclusive, Add{}).ok);
-
-  // max and min never round: exact.
-  std::vector<float> maxima(in.size());
-  reference_scan(in.data(), maxima.data(), 1 << 16, Kind::inclusive, Max{});
-  maxima[i] = std::nextafter(maxima[i], 1e9f);
-  CHECK_FALSE(verify_scan(in, maxima, Kind::inclusive, Max{}).ok);
 }
 
 TEST_CASE("timing statistics", "[cpu][timing]") {

@@ -15,9 +15,17 @@
 ///   stay near 577 sqrt(n), far from overflow (signed overflow is undefined
 ///   behaviour in C++);
 /// - uint32 spans the whole range, so sums wrap around (defined behaviour);
-/// - float and double are multiples of 1/256 in [-4, 4]: short prefixes are
-///   exact in any order of summation, long ones round, and verify.hpp knows
-///   which is which.
+/// - float and double are *telescoping*: \f$ x_i = f_i - f_{i-1} \f$ for
+///   random \f$ f_i \f$ in [-2, 2] (and \f$ f_{-1} = 0 \f$), so every prefix
+///   sum is \f$ f_i \f$ and every sum of a contiguous range,
+///   \f$ f_j - f_{i-1} \f$, lies in [-4, 4] at any n. With the default
+///   (Distribution::typical) the \f$ f_i \f$ are multiples of 1/256: every
+///   range sum is a multiple of 1/256 below 4, exact in float, so a correct
+///   scan in *any* order of additions is exact and verification demands
+///   exact equality at every n (verify.hpp). Distribution::real_valued takes
+///   \f$ f_i \f$ with 64 random bits, in a type wider than T, and rounds
+///   each \f$ x_i \f$ to T: then the sums are no longer numbers T can hold,
+///   additions round, and verification uses a bound.
 #pragma once
 
 #include <cstdint>
@@ -25,10 +33,10 @@
 
 namespace scan {
 
-/// The shape of the generated values.
+/// The shape of the generated values (they differ for float and double only).
 enum class Distribution {
-  typical,         ///< the default ranges described in the file comment
-  small_integers,  ///< integers in [-8, 8] for every type (exact float sums)
+  typical,      ///< the default ranges described in the file comment; float sums are exact
+  real_valued,  ///< float and double with random low bits: sums round (integers: as typical)
 };
 
 /// 64 random bits for index `i` of the stream `seed` (SplitMix64 finalizer).

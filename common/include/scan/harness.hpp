@@ -41,8 +41,9 @@ class Harness {
   const std::vector<T>& input() const { return input_; }
 
   /// Runs `variant` once into a freshly poisoned output and returns the
-  /// output (a host copy). `trace` collects the steps when not null.
-  std::vector<T> run_once(const Variant& variant, OpId op, Kind kind, int block, Trace* trace) {
+  /// output (a host copy, valid until the next call that returns one).
+  /// `trace` collects the steps when not null.
+  const std::vector<T>& run_once(const Variant& variant, OpId op, Kind kind, int block, Trace* trace) {
     const ErasedRequest request = prepare(variant, op, kind, block, trace);
     poison_output();
     variant.run(dtype_of<T>(), op, request);
@@ -74,11 +75,19 @@ class Harness {
     return time_host([&] { std::memcpy(h_out_.data(), input_.data(), bytes); }, warmup, reps);
   }
 
-  /// The current output, on the host (synchronizes).
-  std::vector<T> output() const {
+  /// The current output, on the host (synchronizes). The reference stays
+  /// valid until the next call that returns one: one host buffer is reused,
+  /// so that checking a 2^30-element output does not first fault in 4 GiB
+  /// of fresh pages every time.
+  const std::vector<T>& output() {
     if (where_ == Where::device) {
       SCAN_CUDA(cudaDeviceSynchronize());
-      return d_out_.to_host();
+      copied_out_.resize(input_.size());
+      if (!copied_out_.empty()) {
+        SCAN_CUDA(cudaMemcpy(copied_out_.data(), d_out_.data(), copied_out_.size() * sizeof(T),
+                             cudaMemcpyDeviceToHost));
+      }
+      return copied_out_;
     }
     return h_out_;
   }
@@ -124,6 +133,7 @@ class Harness {
   Where where_;
   std::vector<T> input_;
   std::vector<T> h_out_;
+  std::vector<T> copied_out_;  ///< the last device output, copied to the host
   std::vector<std::byte> h_workspace_;
   DeviceBuffer<T> d_in_, d_out_;
   DeviceBuffer<std::byte> d_workspace_;

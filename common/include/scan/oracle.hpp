@@ -34,19 +34,22 @@ template <> struct oracle_accumulator<double, Add> { using type = long double; }
 template <class T, class Op>
 using oracle_accumulator_t = typename oracle_accumulator<T, Op>::type;
 
-/// Visits the reference scan one element at a time:
-/// `visit(i, reference_i)` with the wide value of out[i].
+/// Visits the reference scan of elements [begin, end) one element at a time:
+/// `visit(i, reference_i)` with the wide value of out[i], starting from
+/// `carry`, the combination of every element before `begin` (the identity
+/// when `begin` is 0). Chunks of one array can so be checked by separate
+/// threads, each from its own carry.
 ///
 /// With `segment` > 0 the scan restarts every `segment` elements (a
 /// tile-wise scan, the output of a block-level building block); 0 scans the
 /// whole array.
 template <class T, class Op, class Visit>
-void for_each_reference(const T* in, std::int64_t n, Kind kind, Op op, std::int64_t segment,
-                        Visit&& visit) {
+void for_each_reference(const T* in, std::int64_t begin, std::int64_t end, Kind kind, Op op,
+                        std::int64_t segment, oracle_accumulator_t<T, Op> carry, Visit&& visit) {
   using Acc = oracle_accumulator_t<T, Op>;
   const Acc identity = static_cast<Acc>(Op::template identity<T>());
-  Acc running = identity;
-  for (std::int64_t i = 0; i < n; ++i) {
+  Acc running = carry;
+  for (std::int64_t i = begin; i < end; ++i) {
     if (segment > 0 && i % segment == 0) running = identity;
     if (kind == Kind::exclusive) {
       visit(i, running);
@@ -56,6 +59,14 @@ void for_each_reference(const T* in, std::int64_t n, Kind kind, Op op, std::int6
       visit(i, running);
     }
   }
+}
+
+/// The whole array: `visit(i, reference_i)` for every i in [0, n).
+template <class T, class Op, class Visit>
+void for_each_reference(const T* in, std::int64_t n, Kind kind, Op op, std::int64_t segment,
+                        Visit&& visit) {
+  const auto identity = static_cast<oracle_accumulator_t<T, Op>>(Op::template identity<T>());
+  for_each_reference(in, 0, n, kind, op, segment, identity, visit);
 }
 
 /// The oracle: out[i] = reference scan of in, converted back to T.

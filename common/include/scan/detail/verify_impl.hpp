@@ -2,6 +2,8 @@
 /// \brief Implementation of verify_scan() (included by verify.hpp).
 #pragma once
 
+#include <scan/host_parallel.hpp>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -9,6 +11,7 @@
 #include <limits>
 #include <sstream>
 #include <type_traits>
+#include <vector>
 
 namespace scan {
 namespace detail {
@@ -16,13 +19,18 @@ namespace detail {
 /// The smallest q >= 0 such that x * 2^q is an integer (0 for integers).
 template <class F>
 int fraction_bits(F x) {
-  if (x == 0 || !std::isfinite(x)) return 0;
-  int exponent = 0;
-  const F mantissa = std::frexp(std::fabs(x), &exponent);  // x = m * 2^e, 0.5 <= m < 1
-  constexpr int digits = std::numeric_limits<F>::digits;
-  const auto integer = static_cast<std::uint64_t>(std::ldexp(mantissa, digits));
-  const int q = digits - exponent - std::countr_zero(integer);
-  return q > 0 ? q : 0;
+  using Bits = std::conditional_t<sizeof(F) == 4, std::uint32_t, std::uint64_t>;
+  constexpr int kStored = std::numeric_limits<F>::digits - 1;  // significand bits in the word
+  constexpr int kBias = std::numeric_limits<F>::max_exponent - 1;
+  const Bits bits = std::bit_cast<Bits>(x);
+  const Bits significand = bits & ((Bits{1} << kStored) - 1);
+  const int field = static_cast<int>((bits >> kStored) & ((Bits{1} << (sizeof(F) * 8 - 1 - kStored)) - 1));
+  if (field == 0 && significand == 0) return 0;      // zero
+  if (field == (2 * kBias + 1)) return 0;             // infinity or NaN: no fraction to speak of
+  // x = whole * 2^scale, whole an odd integer once its trailing zeros go.
+  const Bits whole = field == 0 ? significand : (significand | (Bits{1} << kStored));
+  const int scale = (field == 0 ? 1 : field) - kBias - kStored + std::countr_zero(whole);
+  return scale < 0 ? -scale : 0;
 }
 
 template <class T>
@@ -35,50 +43,83 @@ bool is_poison(const T& value) {
   return same_bits(value, poison_value<T>());
 }
 
-/// Per-element acceptance: exact, or within the floating-point bound.
-template <class T, class Op>
-class Judge {
- public:
-  using Acc = oracle_accumulator_t<T, Op>;
-  explicit Judge(std::int64_t n) {
-    const double depth = std::ceil(std::log2(static_cast<double>(std::max<std::int64_t>(n, 2))));
-    depth_ = static_cast<Acc>(depth);
-  }
+/// What a floating-point sum's judge knows about the elements combined so
+/// far (verify.hpp): their number, the extremes of their prefix sums
+/// (counting the empty prefix, 0) and their finest fraction.
+template <class Acc>
+struct RangeStats {
+  std::int64_t count = 0;
+  Acc prefix{};   ///< sum of the elements so far
+  Acc highest{};  ///< largest prefix sum so far
+  Acc lowest{};   ///< smallest prefix sum so far
+  int fraction_bits = 0;
 
-  /// Call for every input element in order, before judging its output
-  /// (inclusive) or after (exclusive): keeps the prefix's sum of magnitudes
-  /// and its finest fraction.
+  template <class T>
   void absorb(const T& x) {
-    if constexpr (rounds()) {
-      magnitudes_ += std::fabs(static_cast<Acc>(x));
-      fraction_bits_ = std::max(fraction_bits_, fraction_bits(x));
-    }
+    ++count;
+    prefix += static_cast<Acc>(x);
+    highest = std::max(highest, prefix);
+    lowest = std::min(lowest, prefix);
+    fraction_bits = std::max(fraction_bits, detail::fraction_bits(x));
   }
-  void restart() {
-    magnitudes_ = 0;
-    fraction_bits_ = 0;
+  /// The stats of `earlier` followed by `later` (later's taken from 0).
+  static RangeStats chain(const RangeStats& earlier, const RangeStats& later) {
+    RangeStats s;
+    s.count = earlier.count + later.count;
+    s.prefix = earlier.prefix + later.prefix;
+    s.highest = std::max(earlier.highest, earlier.prefix + later.highest);
+    s.lowest = std::min(earlier.lowest, earlier.prefix + later.lowest);
+    s.fraction_bits = std::max(earlier.fraction_bits, later.fraction_bits);
+    return s;
   }
+  /// The largest magnitude of a sum of contiguous elements so far.
+  Acc largest_range() const { return highest - lowest; }
+};
 
-  bool accepts(const T& got, const Acc& reference) const {
-    if constexpr (!rounds()) {
+/// Per-element acceptance: exact, or within what the summation can lose.
+template <class T, class Op>
+struct Judge {
+  using Acc = oracle_accumulator_t<T, Op>;
+  static constexpr bool kRounds = std::is_floating_point_v<T> && std::is_same_v<Op, Add>;
+
+  /// True if out[i] = `got` is acceptable for the wide reference
+  /// `reference`, given the stats of the elements out[i] combines.
+  static bool accepts(const T& got, const Acc& reference, const RangeStats<Acc>& stats) {
+    if constexpr (!kRounds) {
       return same_bits(got, static_cast<T>(reference));
     } else {
-      // No rounding can have happened: every partial sum in any order is a
-      // multiple of 2^-q no larger than the sum of magnitudes, and fits.
-      const bool exact = std::ldexp(static_cast<double>(magnitudes_), fraction_bits_) <=
-                         std::ldexp(1.0, std::numeric_limits<T>::digits);
       const Acc error = std::fabs(static_cast<Acc>(got) - reference);
-      if (exact) return error == 0;
-      const Acc bound = depth_ * static_cast<Acc>(std::numeric_limits<T>::epsilon()) * magnitudes_;
-      return error <= bound;  // false for NaN
+      if (error == 0) return true;
+      if (!(error == error)) return false;  // NaN (a poisoned element)
+      const Acc range = stats.largest_range();
+      // No addition can have rounded: every range sum is a multiple of 2^-q
+      // no larger than `range`, and range * 2^q fits in the significand.
+      const bool exact = std::ldexp(static_cast<long double>(range), stats.fraction_bits) <=
+                         std::ldexp(1.0L, std::numeric_limits<T>::digits);
+      if (exact) return false;
+      return static_cast<long double>(error) <= rounding_bound(stats.count - 1, range);
     }
   }
 
- private:
-  static constexpr bool rounds() { return std::is_floating_point_v<T> && std::is_same_v<Op, Add>; }
-  Acc magnitudes_{};
-  Acc depth_{};
-  int fraction_bits_ = 0;
+  /// The most `additions` additions in T can lose when no range sum exceeds
+  /// `range`: ((1 + u)^m - 1) * range, plus the reference's own rounding.
+  static long double rounding_bound(std::int64_t additions, Acc range) {
+    if (additions <= 0) return 0;
+    const auto m = static_cast<long double>(additions);
+    const long double u = std::numeric_limits<T>::epsilon() / 2.0L;
+    const long double u_reference = std::numeric_limits<Acc>::epsilon() / 2.0L;
+    const long double growth = std::expm1(m * std::log1p(u)) + 2 * std::expm1(m * std::log1p(u_reference));
+    return growth * static_cast<long double>(range) * (1 + 1e-9L);
+  }
+};
+
+/// The oracle's state after some elements: the wide running value and, for
+/// float sums, the judge's stats.
+template <class T, class Op>
+struct Carry {
+  using Acc = oracle_accumulator_t<T, Op>;
+  Acc running = static_cast<Acc>(Op::template identity<T>());
+  RangeStats<Acc> stats;
 };
 
 template <class T>
@@ -93,6 +134,9 @@ std::string describe_got(const T& got) {
 template <class T, class Op>
 VerifyReport verify_scan(const std::vector<T>& input, const std::vector<T>& got, Kind kind, Op op,
                          std::int64_t segment) {
+  using Acc = oracle_accumulator_t<T, Op>;
+  using Judge = detail::Judge<T, Op>;
+  using Carry = detail::Carry<T, Op>;
   VerifyReport report;
   const auto n = static_cast<std::int64_t>(input.size());
   report.n = n;
@@ -105,33 +149,83 @@ VerifyReport verify_scan(const std::vector<T>& input, const std::vector<T>& got,
     return report;
   }
 
-  detail::Judge<T, Op> judge(segment > 0 ? std::min(segment, n) : n);
-  for_each_reference(input.data(), n, kind, op, segment, [&](std::int64_t i, auto reference) {
-    if (segment > 0 && i % segment == 0) judge.restart();
-    if (kind == Kind::inclusive) judge.absorb(input[i]);
-    if (!judge.accepts(got[i], reference)) {
-      if (report.wrong == 0) {
-        report.first_bad = i;
-        report.expected = format_value(static_cast<T>(reference));
-        report.got = detail::describe_got(got[i]);
+  // Checks elements [begin, end) from `carry`, the state after element
+  // begin - 1; `on_wrong(i, reference)` is told of every wrong element.
+  const auto check_range = [&](std::int64_t begin, std::int64_t end, Carry carry, auto&& on_wrong) {
+    for_each_reference(input.data(), begin, end, kind, op, segment, carry.running, [&](std::int64_t i, Acc reference) {
+      if (segment > 0 && i % segment == 0) carry.stats = {};
+      if constexpr (Judge::kRounds) {
+        if (kind == Kind::inclusive) carry.stats.absorb(input[i]);
       }
-      ++report.wrong;
+      if (!Judge::accepts(got[i], reference, carry.stats)) on_wrong(i, reference);
+      if constexpr (Judge::kRounds) {
+        if (kind == Kind::exclusive) carry.stats.absorb(input[i]);
+      }
+    });
+  };
+
+  // A blocked two-pass scan over the host's cores (chapter 01): each chunk's
+  // own summary, the carries from the summaries in order, then each chunk
+  // checked from its carry. A tile-wise scan restarts at every segment, so
+  // chunks that start on a segment boundary need no carry at all.
+  const Chunks chunks(n, segment > 0 ? segment : 1);
+  std::vector<Carry> carries(static_cast<std::size_t>(chunks.pieces()));
+  if (segment == 0) {
+    std::vector<Carry> summaries(carries.size());
+    for_each_chunk(chunks, [&](int k) {
+      Carry& s = summaries[static_cast<std::size_t>(k)];
+      for (std::int64_t i = chunks.begin(k); i < chunks.end(k); ++i) {
+        s.running = op(s.running, static_cast<Acc>(input[i]));
+        if constexpr (Judge::kRounds) s.stats.absorb(input[i]);
+      }
+    });
+    for (std::size_t k = 1; k < carries.size(); ++k) {
+      carries[k].running = op(carries[k - 1].running, summaries[k - 1].running);  // earlier on the left
+      carries[k].stats = detail::RangeStats<Acc>::chain(carries[k - 1].stats, summaries[k - 1].stats);
     }
-    if (kind == Kind::exclusive) judge.absorb(input[i]);
+  }
+  struct Tally {
+    std::int64_t wrong = 0;
+    std::int64_t first_bad = -1;
+    Acc reference{};
+  };
+  std::vector<Tally> tallies(carries.size());
+  for_each_chunk(chunks, [&](int k) {
+    Tally& t = tallies[static_cast<std::size_t>(k)];
+    check_range(chunks.begin(k), chunks.end(k), carries[static_cast<std::size_t>(k)],
+                [&](std::int64_t i, Acc reference) {
+                  if (t.wrong++ == 0) {
+                    t.first_bad = i;
+                    t.reference = reference;
+                  }
+                });
   });
+  for (const Tally& t : tallies) {
+    if (t.wrong == 0) continue;
+    if (report.wrong == 0) {
+      report.first_bad = t.first_bad;
+      report.expected = format_value(static_cast<T>(t.reference));
+      report.got = detail::describe_got(got[t.first_bad]);
+    }
+    report.wrong += t.wrong;
+  }
   report.ok = report.wrong == 0;
   if (report.ok) return report;
 
-  // The neighbourhood of the first bad element, for the report.
+  // The neighbourhood of the first bad element, for the report: walk again
+  // from the start of its chunk.
   const std::int64_t lo = std::max<std::int64_t>(0, report.first_bad - 3);
   const std::int64_t hi = std::min<std::int64_t>(n - 1, report.first_bad + 3);
-  for_each_reference(input.data(), hi + 1, kind, op, segment, [&](std::int64_t i, auto reference) {
-    if (i < lo) return;
-    std::ostringstream line;
-    line << (i == report.first_bad ? "-> " : "   ") << "[" << i << "] expected "
-         << format_value(static_cast<T>(reference)) << ", got " << detail::describe_got(got[i]);
-    report.neighbourhood.push_back(line.str());
-  });
+  int k = 0;
+  while (chunks.end(k) <= lo) ++k;
+  for_each_reference(input.data(), chunks.begin(k), hi + 1, kind, op, segment,
+                     carries[static_cast<std::size_t>(k)].running, [&](std::int64_t i, Acc reference) {
+                       if (i < lo) return;
+                       std::ostringstream line;
+                       line << (i == report.first_bad ? "-> " : "   ") << "[" << i << "] expected "
+                            << format_value(static_cast<T>(reference)) << ", got " << detail::describe_got(got[i]);
+                       report.neighbourhood.push_back(line.str());
+                     });
   return report;
 }
 
