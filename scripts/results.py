@@ -84,6 +84,11 @@ def chapter_program_rows(chapter):
     return out
 
 
+def ratio_text(x):
+    """A ratio to CUB as every table and the bar chart print it (rounded once)."""
+    return f"{x:.2f}"
+
+
 def cell(r):
     if r is None:
         return ""
@@ -95,7 +100,7 @@ def cell(r):
     text = f"{g:.2f}" if g < 10 else f"{g:.1f}" if g < 100 else f"{g:.0f}"
     extras = []
     if r.get("x_cub"):
-        extras.append(f"{r['x_cub']:.2f}x")
+        extras.append(f"{ratio_text(r['x_cub'])}x")
     if r.get("copy_fraction") and r["variant"] != "cudaMemcpy":
         extras.append(f"{100 * r['copy_fraction']:.0f}%")
     return text + (f" ({', '.join(extras)})" if extras else "")
@@ -185,7 +190,7 @@ def sweep_table(chapter):
         if r["variant"].startswith("copy") or r["status"] != "PASS":
             continue
         out.append(f"| {r['variant']} | {float(r['median_ms']):.3f} | {float(r['gbps']):.0f} | "
-                   f"{100 * float(r['copy_fraction']):.0f}% | {float(r['x_cub']):.2f} |"
+                   f"{100 * float(r['copy_fraction']):.0f}% | {ratio_text(float(r['x_cub']))} |"
                    if r["x_cub"] else
                    f"| {r['variant']} | {float(r['median_ms']):.3f} | {float(r['gbps']):.0f} | "
                    f"{100 * float(r['copy_fraction']):.0f}% | - |")
@@ -206,7 +211,8 @@ def block_table(chapter):
         for r in rows:
             if r["status"] == "PASS":
                 table.setdefault(r["variant"], {})[block] = float(r["median_ms"])
-    out = ["| variant | " + " | ".join(f"--block {b}" for b in blocks) + " |", "|---|" + "---|" * len(blocks)]
+    # Options in code spans: Doxygen prints a bare -- as a dash.
+    out = ["| variant | " + " | ".join(f"`--block {b}`" for b in blocks) + " |", "|---|" + "---|" * len(blocks)]
     for v, times in table.items():
         out.append(f"| {v} | " + " | ".join(f"{times[b]:.3f} ms" if b in times else "-" for b in blocks) + " |")
     return "\n".join(out) + ("\n\nMedian time at n = 2^28 int32, "
@@ -282,7 +288,8 @@ def bank_table():
     if not found:
         return "*Not measured yet.*"
     return "\n".join(out) + ("\n\nThe first tile-scan kernel of one verified run at n = 2^20 int32 "
-                             "(`ncu --kernel-name regex:'brent_kung|blelloch' --launch-count 1 --metrics "
+                             # Double quotes: in a code span Doxygen reads `...' as a quotation.
+                             "(`ncu --kernel-name regex:\"brent_kung|blelloch\" --launch-count 1 --metrics "
                              "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,... ch05_brent_kung "
                              "--variant V --n 1M --reps 0 --no-baselines`).")
 
@@ -298,11 +305,11 @@ def scoreboard_summary():
         b = best_full(rows, ch, "int32", n)
         if b:
             out.append(f"| {ch} {CHAPTER_TITLES.get(ch, '')} | {b['variant']} | {b['gbps']:.0f} | "
-                       f"{100 * b['copy_fraction']:.0f}% | {b['x_cub']:.2f} |")
+                       f"{100 * b['copy_fraction']:.0f}% | {ratio_text(b['x_cub'])} |")
     for name in ("cub::DeviceScan", "thrust::scan", "copy-kernel", "cudaMemcpy"):
         r = next((r for r in rows if r["variant"] == name and r["type"] == "int32" and r["n"] == n), None)
         if r and r["gbps"]:
-            xc = f"{r['x_cub']:.2f}" if r.get("x_cub") else ("1.00" if name == "cub::DeviceScan" else "-")
+            xc = ratio_text(r["x_cub"]) if r.get("x_cub") else (ratio_text(1.0) if name == "cub::DeviceScan" else "-")
             out.append(f"| goal post | {name} | {r['gbps']:.0f} | {100 * r['copy_fraction']:.0f}% | {xc} |")
     return "\n".join(out) + "\n\nint32 inclusive sums, n = 2^28 (1 GiB in, 1 GiB out). " + provenance(meta)
 
@@ -332,19 +339,52 @@ def plot_data():
             values.append(f"{r['gbps']:.2f}" if r and r["gbps"] else "NaN")
         lines.append(f"{n} " + " ".join(values))
     files[RESULTS / "best.dat"] = "\n".join(lines) + "\n"
-    bars = ["# chapter GB/s x_cub"]
+    # The bar label is the tables' text for the same ratio, not a number for
+    # gnuplot to round a second time.
+    bars = ["# chapter GB/s x_cub label"]
     cub = next((r for r in rows if r["variant"] == "cub::DeviceScan" and r["type"] == dtype and r["n"] == top), None)
     for label, ch, v in series:
         r = next((r for r in rows if r["chapter"] == ch and r["variant"] == v and r["type"] == dtype
                   and r["n"] == top), None)
         if r and r["gbps"]:
             ratio = r["x_cub"] or (r["gbps"] / cub["gbps"] if cub else 1.0)
-            bars.append(f'"{label}" {r["gbps"]:.2f} {ratio:.3f}')
+            bars.append(f'"{label}" {r["gbps"]:.2f} {ratio:.3f} "{ratio_text(ratio)}x"')
     files[RESULTS / "progression.dat"] = "\n".join(bars) + "\n"
     return files
 
 
+DATA_GROUPS = [
+    ("The scoreboard (every variant, n = 2^10 .. 2^28)", r"scoreboard\."),
+    ("Chapter runs at n = 2^30", r"ch\d\d-1G-"),
+    ("Tile-shape and tuning sweeps", r"sweep-"),
+    ("Block-size sweeps", r"block-"),
+    ("Counters from `ncu`", r"ncu-"),
+    ("Correctness checks on the GPU", r"checks-"),
+]
+PUBLISHED = (".csv", ".json", ".txt")   # the kinds docs/CMakeLists.txt copies into the site
+
+
+def data_files():
+    """The Results page's list of the measured files, linked (on GitHub to
+    docs/results/, in the site to the copies next to the page)."""
+    def natural(p):
+        return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.name)]
+    files = sorted((p for p in RESULTS.iterdir() if p.suffix in PUBLISHED), key=natural)
+    explore = sorted((p for p in (RESULTS / "explore").glob("*") if p.suffix in PUBLISHED), key=natural)
+    groups = [(label, [p for p in files if re.match(pattern, p.name)]) for label, pattern in DATA_GROUPS]
+    grouped = {p for _, ps in groups for p in ps}
+    groups.append(("Other", [p for p in files if p not in grouped]))
+    groups.append(("Exploratory runs (`explore/`)", explore))
+    out = []
+    for label, paths in groups:
+        if paths:
+            links = ", ".join(f"[{p.name}](../results/{p.relative_to(RESULTS).as_posix()})" for p in paths)
+            out.append(f"- {label}: {links}")
+    return "\n".join(out) if out else "*Not measured yet.*"
+
+
 GENERATORS = {
+    "data-files": data_files,
     "scoreboard": scoreboard_summary,
     "ch07-sweep": lambda: sweep_table("07"),
     "ch10-sweep": lambda: sweep_table("10"),

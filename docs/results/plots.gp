@@ -1,5 +1,7 @@
 # gnuplot script: the scoreboard's plots, from the data files that
 # scripts/results.py writes (best.dat, progression.dat). Run by scripts/plots.sh.
+# The bars' labels are column 4 of progression.dat, the ratio to CUB as the
+# tables print it: rounding it here again could disagree with them.
 set terminal svg size 860,520 dynamic font "Helvetica,12" background "#ffffff"
 set datafile missing "NaN"
 
@@ -39,4 +41,4 @@ set key off
 set xtics rotate by -35 left
 set yrange [0:*]
 plot "progression.dat" using 0:2:xtic(1) with boxes lc rgb "#1f6fb2", \
-     "" using 0:2:(sprintf("%.2fx", $3)) with labels offset 0,0.8 font ",10"
+     "" using 0:2:4 with labels offset 0,0.8 font ",10"

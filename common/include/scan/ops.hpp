@@ -99,7 +99,7 @@ struct AffineCompose {
     static_assert(std::is_same_v<T, std::uint32_t>, "AffineCompose works on uint32 words");
     return 0x00010000u;
   }
-  /// The map "first `first`, then `then`".
+  /// The composed map: apply `first`, then `then`.
   SCAN_HD constexpr std::uint32_t operator()(std::uint32_t first, std::uint32_t then) const {
     const std::uint32_t a_first = first >> 16, b_first = first & 0xFFFFu;
     const std::uint32_t a_then = then >> 16, b_then = then & 0xFFFFu;

@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""Keeps what the chapter texts show in step with the sources, so that GitHub
+and the Doxygen site show the same thing and neither can drift.
+
+    scripts/docs_sync.py           rewrite every generated part
+    scripts/docs_sync.py --check   exit 1, naming the first drift, if any
+                                   generated part differs (ctest runs this)
+    scripts/docs_sync.py --doxygen-filter FILE
+                                   print FILE as Doxygen should read it (the
+                                   Doxyfile's FILTER_PATTERNS runs this)
+
+What it generates, in every chapters/NN_*/README.md:
+  - code: a line `\\snippet PATH NAME` (PATH under chapters/ or common/, as
+    Doxygen's EXAMPLE_PATH) becomes, and an existing block is regenerated as,
+        <!-- snippet: PATH NAME -->
+        ```cpp
+        (the lines between the two `// [NAME]` lines of the source, dedented)
+        ```
+        <!-- snippet:end -->
+  - navigation: links to the previous and the next chapter (from the list of
+    folders chapters/NN_*) and to the contents, between <!-- nav:begin -->
+    and <!-- nav:end -->, under the title and at the end;
+  - figures: a line `\\dotfile NAME.dot "caption"` (which GitHub cannot draw)
+    becomes the image docs/figures/NAME.svg and its caption in italics.
+And docs/figures/NAME.svg, drawn by Graphviz's dot from NAME.dot, with the
+SHA-256 of the .dot source inside, so --check needs no Graphviz.
+
+The Doxygen filter rewrites links that are right for GitHub into what the site
+needs: a figure or a data file of docs/ (../../docs/figures/x.svg,
+../results/scoreboard.csv) becomes its bare name (Doxygen copies images from
+IMAGE_PATH and the data files from HTML_EXTRA_FILES into the site's folder);
+an image followed by its caption in italics loses the italics (Doxygen
+prints the image's text as the caption);
+a text whose title has a {#label} is referred to by its label, and a
+documented header becomes a reference to its page.
+Standard library only (Python 3.9+).
+"""
+import hashlib
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHAPTERS = ROOT / "chapters"
+FIGURES = ROOT / "docs" / "figures"
+RESULTS = ROOT / "docs" / "results"
+RESULTS_PAGE = ROOT / "docs" / "pages" / "results.md"
+README = ROOT / "README.md"
+SNIPPET_ROOTS = [ROOT / "chapters", ROOT / "common"]   # Doxygen's EXAMPLE_PATH
+HEADER_DIRS = [ROOT / "common" / "include" / "scan"]   # documented headers (+ chapter folders)
+# What the site holds next to its pages: images found on IMAGE_PATH, and the
+# measured files docs/CMakeLists.txt copies (HTML_EXTRA_FILES).
+PUBLISHED = (".svg", ".png", ".csv", ".json", ".txt")
+
+MAX_WIDTH_PT = 720   # a figure wider than this overflows the site's text column
+
+SNIPPET_LINE = re.compile(r"^([ \t]*)\\snippet[ \t]+(\S+)[ \t]+(\S.*?)[ \t]*$", re.M)
+SNIPPET_BLOCK = re.compile(r"^([ \t]*)<!-- snippet: (\S+) (.+?) -->\n.*?^[ \t]*<!-- snippet:end -->[ \t]*$",
+                           re.M | re.S)
+DOTFILE_LINE = re.compile(r"^([ \t]*)\\dotfile[ \t]+(\S+?)(?:\.dot)?(?:[ \t]+\"(.*)\")?[ \t]*$", re.M)
+NAV_BLOCK = re.compile(r"^<!-- nav:begin -->\n.*?^<!-- nav:end -->[ \t]*\n?", re.M | re.S)
+MARKER = re.compile(r"^\s*//\s*\[(.+?)\]\s*$")
+TITLE = re.compile(r"^#[ \t]+(.+?)(?:[ \t]+\{#[\w-]+\})?[ \t]*$")
+
+
+class Drift(Exception):
+    pass
+
+
+def rel(path):
+    return path.relative_to(ROOT).as_posix()
+
+
+def chapter_readmes():
+    return [d / "README.md" for d in sorted(CHAPTERS.iterdir())
+            if d.is_dir() and re.match(r"\d\d_", d.name) and (d / "README.md").is_file()]
+
+
+# --- code ---------------------------------------------------------------------
+
+def snippet_source(path):
+    for base in SNIPPET_ROOTS:
+        if (base / path).is_file():
+            return base / path
+    raise Drift(f"\\snippet {path}: no such file under chapters/ or common/")
+
+
+def snippet_lines(path, name):
+    """The lines between the two `// [name]` lines of the source, without
+    other markers, dedented, blank lines at either end dropped."""
+    source = snippet_source(path)
+    lines = source.read_text().splitlines()
+    marks = [i for i, line in enumerate(lines) if (m := MARKER.match(line)) and m.group(1) == name]
+    if len(marks) != 2:
+        raise Drift(f"{rel(source)}: {len(marks)} lines `// [{name}]` (a snippet needs exactly two)")
+    body = [line.rstrip() for line in lines[marks[0] + 1:marks[1]] if not MARKER.match(line)]
+    while body and not body[0]:
+        body.pop(0)
+    while body and not body[-1]:
+        body.pop()
+    if not body:
+        raise Drift(f"{rel(source)}: snippet [{name}] is empty")
+    indent = min(len(line) - len(line.lstrip()) for line in body if line)
+    return [line[indent:] for line in body]
+
+
+def snippet_block(indent, path, name):
+    lines = [f"<!-- snippet: {path} {name} -->", "```cpp", *snippet_lines(path, name), "```",
+             "<!-- snippet:end -->"]
+    return "\n".join((indent + line) if line else "" for line in lines)
+
+
+# --- figures ------------------------------------------------------------------
+
+def dot_hash(dot):
+    return hashlib.sha256(dot.read_bytes()).hexdigest()
+
+
+def stamp(dot):
+    return f"<!-- docs_sync.py: drawn by dot from {dot.name}, sha256 {dot_hash(dot)} -->"
+
+
+def render_svg(dot):
+    exe = shutil.which("dot")
+    if not exe:
+        raise Drift(f"{rel(dot)} changed and Graphviz's dot is not installed (scripts/install-deps.sh)")
+    svg = subprocess.run([exe, "-Tsvg", str(dot)], check=True, capture_output=True, text=True).stdout
+    # The stamp goes after the XML declaration and the DOCTYPE.
+    head, sep, rest = svg.partition("<svg")
+    return head + stamp(dot) + "\n" + sep + rest
+
+
+def figure_lines(indent, name, caption):
+    dot = FIGURES / f"{name}.dot"
+    if not dot.is_file():
+        raise Drift(f"\\dotfile {name}.dot: no such file in docs/figures/")
+    text = caption or name.replace("_", " ")
+    lines = [f"![{text}](../../docs/figures/{name}.svg)"]
+    if caption:
+        lines += ["", f"*{caption}*"]
+    return "\n".join((indent + line) if line else "" for line in lines)
+
+
+# --- navigation ---------------------------------------------------------------
+
+def title_of(readme):
+    for line in readme.read_text().splitlines():
+        m = TITLE.match(line)
+        if m:
+            return m.group(1)
+    return readme.parent.name
+
+
+def nav_block(readmes, i):
+    parts = []
+    if i > 0:
+        parts.append(f"[\u2190 {title_of(readmes[i - 1])}](../{readmes[i - 1].parent.name}/README.md)")
+    parts.append("[Contents](../../README.md)")
+    if i + 1 < len(readmes):
+        parts.append(f"[{title_of(readmes[i + 1])} \u2192](../{readmes[i + 1].parent.name}/README.md)")
+    elif RESULTS_PAGE.is_file():
+        parts.append(f"[{title_of(RESULTS_PAGE)} \u2192]({Path('../..', rel(RESULTS_PAGE)).as_posix()})")
+    return "<!-- nav:begin -->\n" + " \u00b7 ".join(parts) + "\n<!-- nav:end -->"
+
+
+def with_nav(text, nav, name):
+    """The text with one nav block under the title and one at the end."""
+    body = NAV_BLOCK.sub("", text)
+    lines = body.split("\n")
+    first = next((k for k, line in enumerate(lines) if TITLE.match(line)), None)
+    if first is None:
+        raise Drift(f"{name}: no '# title' line to put the navigation under")
+    head = "\n".join(lines[:first + 1])
+    rest = "\n".join(lines[first + 1:]).strip("\n")
+    return f"{head}\n\n{nav}\n\n{rest}\n\n{nav}\n"
+
+
+# --- the chapter texts --------------------------------------------------------
+
+def render_readme(text, readmes, i):
+    """The README with every generated part regenerated."""
+    name = rel(readmes[i])
+
+    def block(m):
+        return snippet_block(m.group(1), m.group(2), m.group(3))
+
+    def figure(m):
+        return figure_lines(m.group(1), m.group(2), m.group(3))
+
+    out = SNIPPET_BLOCK.sub(block, text)
+    out = SNIPPET_LINE.sub(block, out)
+    out = DOTFILE_LINE.sub(figure, out)
+    out = with_nav(out, nav_block(readmes, i), name)
+    return out
+
+
+def first_difference(old, new):
+    a, b = old.split("\n"), new.split("\n")
+    for k, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return k + 1, x, y
+    k = min(len(a), len(b))
+    return k + 1, (a[k] if k < len(a) else "(end of file)"), (b[k] if k < len(b) else "(end of file)")
+
+
+def describe(path, old, new):
+    line, was, want = first_difference(old, new)
+    # Name the generated part the line belongs to.
+    what = "generated text"
+    upto = "\n".join(old.split("\n")[:line])
+    opened = [m for m in re.finditer(r"<!-- (snippet: \S+ .+?|nav:begin) -->", upto)]
+    closed = [m for m in re.finditer(r"<!-- (snippet:end|nav:end) -->", upto)]
+    if opened and (not closed or opened[-1].start() > closed[-1].start()):
+        what = "the navigation" if opened[-1].group(1) == "nav:begin" else opened[-1].group(1).replace(
+            "snippet: ", "the code of snippet ")
+    elif want == "<!-- nav:begin -->":
+        what = "the navigation (missing, or not right under the title)"
+    elif was.lstrip().startswith("\\snippet"):
+        what = "a \\snippet line GitHub cannot show"
+    elif was.lstrip().startswith("\\dotfile"):
+        what = "a \\dotfile line GitHub cannot show"
+    return (f"{rel(path)}:{line}: {what} differs from the sources\n"
+            f"    is:        {was[:120]}\n    should be: {want[:120]}")
+
+
+def figures(check):
+    """(path, content) of every docs/figures/*.svg to (re)write."""
+    out = []
+    for dot in sorted(FIGURES.glob("*.dot")):
+        svg = dot.with_suffix(".svg")
+        content = svg.read_text() if svg.is_file() else ""
+        if stamp(dot) not in content:
+            if check:
+                raise Drift(f"{rel(svg)} is not drawn from the current {dot.name} (missing, or its sha256 "
+                            "differs)")
+            content = render_svg(dot)
+            out.append((svg, content))
+        m = re.search(r"<svg width=\"([\d.]+)pt\"", content)
+        if m and float(m.group(1)) > MAX_WIDTH_PT:
+            raise Drift(f"{rel(svg)} is {m.group(1)}pt wide, wider than a page ({MAX_WIDTH_PT}pt): "
+                        f"lay {dot.name} out narrower")
+    for svg in sorted(FIGURES.glob("*.svg")):
+        if not svg.with_suffix(".dot").is_file():
+            raise Drift(f"{rel(svg)} has no {svg.stem}.dot to be drawn from (delete it, or commit the .dot)")
+    return out
+
+
+def sync(check):
+    readmes = chapter_readmes()
+    changed = []
+    for i, path in enumerate(readmes):
+        old = path.read_text()
+        new = render_readme(old, readmes, i)
+        if new != old:
+            if check:
+                raise Drift(describe(path, old, new))
+            path.write_text(new)
+            changed.append(rel(path))
+    for svg, content in figures(check):
+        svg.write_text(content)
+        changed.append(rel(svg))
+    return readmes, changed
+
+
+# --- the Doxygen filter -------------------------------------------------------
+
+LINK = re.compile(r"(!?\[[^\]\n]*\]\()([^)\s]+)((?:\s+\"[^\"\n]*\")?\))")
+FENCE = re.compile(r"^[ \t]*(```|~~~)")
+
+
+def site_target(md, target):
+    """What Doxygen should see for a Markdown link target of file md."""
+    if re.match(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|/|#|@|\\)", target):
+        return target
+    path_part, _, anchor = target.partition("#")
+    if not path_part:
+        return target
+    path = (md.parent / path_part).resolve()
+    if not path.is_file():
+        return target
+    if path.parent in (FIGURES, RESULTS, RESULTS / "explore") and path.suffix in PUBLISHED:
+        return path.name                                   # copied into the site's folder
+    if path.suffix == ".md" and not anchor:
+        label = page_label(path)
+        if label:
+            return "@ref " + label                         # the page (Doxygen cannot find a page
+                                                           # with a {#label} by its file name)
+    in_headers = path.parent in HEADER_DIRS or path.parent.parent == CHAPTERS
+    if in_headers and path.suffix in (".hpp", ".cuh") and not anchor:
+        return "@ref " + rel(path)                         # the header's page
+    return target
+
+
+def page_label(md):
+    for line in md.read_text().splitlines():
+        if line.startswith("# "):
+            m = re.search(r"\{#([\w-]+)\}\s*$", line)
+            return m.group(1) if m else None
+    return None
+
+
+IMAGE = re.compile(r"^([ \t]*)!\[(.+)\]\([^)\s]+\)[ \t]*$")
+
+
+def doxygen_filter(path):
+    md = Path(path).resolve()
+    lines = md.read_text().split("\n")
+    fenced = False
+    for k, line in enumerate(lines):
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        m = IMAGE.match(line)
+        if m and k + 2 < len(lines) and not lines[k + 1].strip() and \
+                lines[k + 2].strip() == f"*{m.group(2)}*":
+            lines[k + 2] = ""                              # a blank line keeps the line numbers
+        lines[k] = LINK.sub(lambda m: m.group(1) + site_target(md, m.group(2)) + m.group(3), line)
+    sys.stdout.write("\n".join(lines))
+    return 0
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--doxygen-filter":
+        return doxygen_filter(argv[2])
+    if len(argv) > 2 or (len(argv) == 2 and argv[1] != "--check"):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    check = len(argv) == 2
+    try:
+        readmes, changed = sync(check)
+    except Drift as e:
+        print(f"docs_sync.py: {e}")
+        if check:
+            print("docs_sync.py: run scripts/docs_sync.py and commit the result")
+        return 1
+    if check:
+        print(f"docs_sync.py: {len(readmes)} chapter texts and {len(list(FIGURES.glob('*.dot')))} figures "
+              "match the sources")
+    else:
+        print(f"docs_sync.py: updated {len(changed)} files" + (": " + ", ".join(changed) if changed else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
