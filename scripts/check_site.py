@@ -12,7 +12,7 @@ Faults:
              which also cuts a code span short), or a backtick left in the text
   marker     a snippet marker shown as text ("// [name]", or "[name]" as a brief)
   command    a raw Doxygen command left in the text (\\snippet, \\f$, \\dotfile, ...)
-  link       a local href/src whose file does not exist, or whose #anchor is
+  link       a local href/src/data whose file does not exist, or whose #anchor is
              no id in that file; a page named in the navigation .js files that
              does not exist
   mathjax    html/mathjax missing, a symlink, or without MathJax.js; any
@@ -43,7 +43,9 @@ CURLY = re.compile(r"[\u2018\u2019\u201c\u201d]")
 LEFT_QUOTE = re.compile(r"\u2018")
 BACKTICK = re.compile(r"`")
 MARKER_COMMENT = re.compile(r"//[!/]?\s*\[[^\]\n]{1,60}\]")
-MARKER_BRIEF = re.compile(r"^\s*\[[a-z][a-z0-9 _-]*\](?:\s|$)")
+# A marker's name in brackets left in the prose, e.g. a brief "[padded layout]"
+# or "... into a scan. [ticket]" (a //! [name] comment taken as documentation).
+MARKER_TEXT = re.compile(r"(?:^|\s)\[[a-z][a-z0-9 _-]*\](?=\s|$|[.,;:])")
 COMMAND = re.compile(r"\\(?:snippet|dotfile|dot\b|f\$|f\[|f\]|f\{|ref\b|image\b|include\b)")
 # Strings in Doxygen's navigation scripts that name a page: "file.html#anchor".
 JS_LINK = re.compile(r"\"([A-Za-z0-9_.\-]+\.html)(#[^\"]*)?\"")
@@ -56,7 +58,7 @@ class Page(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.ids = set()
-        self.links = []        # (attribute, value)
+        self.links = []        # (attribute, value): href, src, and data of <object> (SVG images)
         self.texts = []        # (text, in_code, in_brief)
         self.stack = []        # (tag, is_code, is_brief, is_skipped)
 
@@ -71,7 +73,7 @@ class Page(HTMLParser):
         for key in ("id", "name"):
             if a.get(key):
                 self.ids.add(a[key])
-        for key in ("href", "src"):
+        for key in ("href", "src", "data"):
             if a.get(key) is not None:
                 self.links.append((key, a[key]))
         if tag in VOID:
@@ -87,7 +89,7 @@ class Page(HTMLParser):
         for key in ("id", "name"):
             if a.get(key):
                 self.ids.add(a[key])
-        for key in ("href", "src"):
+        for key in ("href", "src", "data"):
             if a.get(key) is not None:
                 self.links.append((key, a[key]))
 
@@ -115,7 +117,9 @@ class Report:
         self.faults = []
 
     def add(self, path, kind, message):
-        self.faults.append(f"{path.relative_to(self.html)}: {kind}: {message}")
+        fault = f"{path.relative_to(self.html)}: {kind}: {message}"
+        if fault not in self.faults:
+            self.faults.append(fault)
 
 
 def check_text(report, path, page):
@@ -134,9 +138,10 @@ def check_text(report, path, page):
         if not path.name.endswith("_source.html"):
             for m in MARKER_COMMENT.finditer(text):
                 report.add(path, "marker", f"snippet marker shown as text \"{context(text, m.start(), m.end())}\"")
-            m = MARKER_BRIEF.search(text)
-            if m and in_brief and not in_code:
-                report.add(path, "marker", f"snippet marker as a brief \"{context(text, m.start(), m.end())}\"")
+            if not in_code:
+                for m in MARKER_TEXT.finditer(text):
+                    kind = "as a brief" if in_brief else "in the text"
+                    report.add(path, "marker", f"snippet marker {kind} \"{context(text, m.start(), m.end())}\"")
         for m in COMMAND.finditer(text):
             report.add(path, "command", f"raw Doxygen command \"{context(text, m.start(), m.end())}\"")
 

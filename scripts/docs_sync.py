@@ -206,6 +206,11 @@ def first_difference(old, new):
 
 
 def describe(path, old, new):
+    for k, text in enumerate(old.split("\n")):
+        for pattern, what in ((SNIPPET_LINE, "code"), (DOTFILE_LINE, "an image")):
+            if pattern.match(text):
+                return (f"{rel(path)}:{k + 1}: this line shows as plain text on GitHub; docs_sync.py turns it "
+                        f"into {what}\n    is:        {text.strip()[:120]}")
     line, was, want = first_difference(old, new)
     # Name the generated part the line belongs to.
     what = "generated text"
@@ -217,10 +222,6 @@ def describe(path, old, new):
             "snippet: ", "the code of snippet ")
     elif want == "<!-- nav:begin -->":
         what = "the navigation (missing, or not right under the title)"
-    elif was.lstrip().startswith("\\snippet"):
-        what = "a \\snippet line GitHub cannot show"
-    elif was.lstrip().startswith("\\dotfile"):
-        what = "a \\dotfile line GitHub cannot show"
     return (f"{rel(path)}:{line}: {what} differs from the sources\n"
             f"    is:        {was[:120]}\n    should be: {want[:120]}")
 
