@@ -249,11 +249,20 @@ def figures(check):
 
 
 def sync(check):
+    """Regenerates (or, with check, compares) every text and figure. A text
+    that cannot be generated (a snippet without its markers) is reported
+    after the others have been written."""
     readmes = chapter_readmes()
-    changed = []
+    changed, errors = [], []
     for i, path in enumerate(readmes):
         old = path.read_text()
-        new = render_readme(old, readmes, i)
+        try:
+            new = render_readme(old, readmes, i)
+        except Drift as e:
+            if check:
+                raise
+            errors.append(f"{rel(path)}: {e}")
+            continue
         if new != old:
             if check:
                 raise Drift(describe(path, old, new))
@@ -262,6 +271,8 @@ def sync(check):
     for svg, content in figures(check):
         svg.write_text(content)
         changed.append(rel(svg))
+    if errors:
+        raise Drift("\n".join(errors) + (f"\ndocs_sync.py: updated {len(changed)} files" if changed else ""))
     return readmes, changed
 
 
