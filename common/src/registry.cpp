@@ -3,6 +3,20 @@
 #include <stdexcept>
 
 namespace scan {
+namespace {
+
+/// The block a call runs with: block_for(requested), checked against the variant's limits.
+int checked_block(const Variant& v, int requested) {
+  const int block = v.block_for(requested);
+  const VariantInfo& info = v.info;
+  if (info.takes_block && (block < info.block_min || block > 1024 || (block & (block - 1)) != 0)) {
+    throw std::invalid_argument("variant '" + info.name + "' takes a power-of-two block of " +
+                                std::to_string(info.block_min) + " to 1024 threads, not " + std::to_string(block));
+  }
+  return block;
+}
+
+}  // namespace
 
 void Workspace::throw_overflow() const {
   throw std::logic_error("workspace overflow: run() took " + std::to_string(used_) +
@@ -19,12 +33,14 @@ void Variant::run(DType dtype, OpId op, const ErasedRequest& request) const {
     throw std::logic_error("variant '" + info.name + "' is not built for " +
                            std::string(dtype_name(dtype)) + " " + std::string(op_name(op)));
   }
-  implementations[*combo_index(dtype, op)].run(request);
+  ErasedRequest resolved = request;
+  resolved.block_threads = checked_block(*this, request.block_threads);
+  implementations[*combo_index(dtype, op)].run(resolved);
 }
 
 std::size_t Variant::workspace_bytes(DType dtype, OpId op, std::int64_t n, int block_threads) const {
   if (!supports(dtype, op)) return 0;
-  return implementations[*combo_index(dtype, op)].workspace_bytes(n, block_threads);
+  return implementations[*combo_index(dtype, op)].workspace_bytes(n, checked_block(*this, block_threads));
 }
 
 int Variant::block_for(int requested) const {

@@ -93,7 +93,7 @@ struct ScanRequest {
   Kind kind = Kind::inclusive; ///< inclusive or exclusive
   Workspace workspace;         ///< scratch memory, as much as reserve() asked for
   cudaStream_t stream = nullptr;  ///< the stream to launch on
-  int block_threads = 0;       ///< threads per block for variants that take `--block`
+  int block_threads = 0;       ///< threads per block: always a valid size here (Variant::run resolves 0)
   Trace* trace = nullptr;      ///< non-null when the user asked for `--trace`
 };
 
@@ -105,7 +105,9 @@ struct ErasedRequest {
   Kind kind = Kind::inclusive;    ///< inclusive or exclusive
   Workspace workspace;            ///< scratch memory
   cudaStream_t stream = nullptr;  ///< the stream to launch on
-  int block_threads = 0;          ///< threads per block, for variants that take `--block`
+  /// Threads per block, for variants that take `--block`; 0 (the default)
+  /// means the variant's own default (see Variant::block_for).
+  int block_threads = 0;
   Trace* trace = nullptr;         ///< non-null for `--trace`
 };
 
@@ -156,9 +158,11 @@ struct Variant {
 
   /// True if the variant was built for this element type and operator.
   bool supports(DType dtype, OpId op) const;
-  /// Runs the scan (n = 0 returns at once). Throws std::logic_error if unsupported.
+  /// Runs the scan (n = 0 returns at once) with the block block_for(request.block_threads),
+  /// so a default-constructed request's 0 means the variant's default.
+  /// Throws std::logic_error if unsupported, std::invalid_argument for a block the variant cannot run.
   void run(DType dtype, OpId op, const ErasedRequest& request) const;
-  /// Scratch bytes for n elements.
+  /// Scratch bytes for n elements at block_for(block_threads) (0: the default block).
   std::size_t workspace_bytes(DType dtype, OpId op, std::int64_t n, int block_threads) const;
   /// The block size a run uses: `requested` (0 = the default) for variants
   /// that take `--block`, the fixed block otherwise.
