@@ -4,6 +4,8 @@
 #
 #   Catch2 3            libcatch2-dev (Debian 12: from bookworm-backports,
 #                       which this script enables; bookworm itself has v2)
+#   CLI11               libcli11-dev: the programs' command line (header-only)
+#   nlohmann/json       nlohmann-json3-dev: the programs' JSON output (header-only)
 #   Doxygen, Graphviz   the docs and their diagrams
 #   doxygen-awesome-css the docs' theme
 #   libjs-mathjax       formulas in the docs, served locally (no network)
@@ -24,8 +26,8 @@ if [ ! -r /etc/os-release ]; then
 fi
 . /etc/os-release
 
-packages=(cmake g++ make libcatch2-dev doxygen graphviz doxygen-awesome-css
-          libjs-mathjax gnuplot-nox python3)
+packages=(cmake g++ make libcatch2-dev libcli11-dev nlohmann-json3-dev doxygen graphviz
+          doxygen-awesome-css libjs-mathjax gnuplot-nox python3)
 
 case "${ID}:${VERSION_CODENAME:-}" in
   debian:bookworm)

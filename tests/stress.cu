@@ -16,12 +16,16 @@
 #include <scan/generate.hpp>
 #include <scan/oracle.hpp>
 #include <scan/registry.hpp>
+#include <scan/runner.hpp>
 #include <scan/cli.hpp>
 #include <scan/verify.hpp>
+
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,28 +49,22 @@ struct Options {
   scan::Kind kind = scan::Kind::inclusive;
 };
 
-Options parse(int argc, char** argv) {
+/// The command line, or nothing after `--help` was printed.
+std::optional<Options> parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (i + 1 >= argc) throw scan::UsageError(arg + " needs a value");
-    const std::string value = argv[++i];
-    if (arg == "--chapter") o.chapter = value;
-    else if (arg == "--variant") o.variant = value;
-    else if (arg == "--n") o.n = scan::parse_count(value, "--n");
-    else if (arg == "--runs") o.runs = static_cast<int>(scan::parse_count(value, "--runs"));
-    else if (arg == "--streams") o.streams = static_cast<int>(scan::parse_count(value, "--streams"));
-    else if (arg == "--kind") {
-      const auto kind = scan::parse_kind(value);
-      if (!kind) throw scan::UsageError("--kind must be inclusive or exclusive");
-      o.kind = *kind;
-    } else {
-      throw scan::UsageError("unknown option '" + arg + "'");
-    }
+  CLI::App app("Runs one single-pass variant many times and checks every run on the device.", "scan_stress");
+  scan::configure_app(app);
+  scan::add_value_option(app, "--chapter", "NN", "chapter number [10]", [&o](const std::string& v) { o.chapter = v; });
+  scan::add_value_option(app, "--variant", "V", "variant name [tuned]", [&o](const std::string& v) { o.variant = v; });
+  scan::add_count_option(app, "--n", o.n, "elements, with K/M/G suffixes [16777219]");
+  scan::add_int_option(app, "--runs", o.runs, 1, 100000000, "runs per stream [1000]");
+  scan::add_int_option(app, "--streams", o.streams, 1, 8, "concurrent streams, each with its own workspace [1]");
+  scan::add_kind_option(app, o.kind);
+  if (!scan::parse_command_line(app, std::vector<std::string>(argv + 1, argv + argc))) {
+    std::printf("%s", app.help().c_str());
+    return std::nullopt;
   }
-  if (o.n < 1 || o.runs < 1 || o.streams < 1 || o.streams > 8) {
-    throw scan::UsageError("--n and --runs must be at least 1, --streams from 1 to 8");
-  }
+  if (o.n < 1) throw scan::UsageError("--n must be at least 1");
   return o;
 }
 
@@ -149,13 +147,8 @@ int stress(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return stress(parse(argc, argv));
-  } catch (const scan::UsageError& e) {
-    std::fprintf(stderr, "scan_stress: %s\n", e.what());
-    return scan::kExitUsage;
-  } catch (const scan::CudaError& e) {
-    std::fprintf(stderr, "scan_stress: CUDA error: %s\n", e.what());
-    return scan::kExitCuda;
-  }
+  return scan::guarded_main("scan_stress", [&] {
+    const std::optional<Options> o = parse(argc, argv);
+    return o ? stress(*o) : scan::kExitOk;
+  });
 }

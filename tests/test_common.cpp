@@ -1,6 +1,11 @@
-// CPU tests of the common library: operators, generators, oracle,
-// verification, timing statistics, command-line parsing, workspace, registry.
+// Tests of the common library: operators, generators, oracle, verification,
+// timing statistics, command-line parsing, workspace, registry. All run on the
+// CPU but one: every variant called through the registry with default settings.
+#include "support.hpp"
+
+#include <scan/baselines.hpp>
 #include <scan/cli.hpp>
+#include <scan/device_buffer.hpp>
 #include <scan/error.hpp>
 #include <scan/generate.hpp>
 #include <scan/oracle.hpp>
@@ -11,7 +16,9 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <vector>
@@ -187,6 +194,30 @@ TEST_CASE("options parse and reject bad values with a reason", "[cpu][cli]") {
   CHECK_THROWS_WITH(parse_options({"--trace", "--n", "1M"}), ContainsSubstring("--trace"));
 }
 
+TEST_CASE("options take --name=value, the last of a repeat, --quiet and --help", "[cpu][cli]") {
+  const Options o = parse_options({"--n=16M", "--type=float", "--kind=exclusive", "--block=128", "--seed=7",
+                                   "--variant=all", "--quiet"});
+  CHECK(o.n == 16777216);
+  CHECK(o.dtype == DType::f32);
+  CHECK(o.kind == Kind::exclusive);
+  CHECK(o.block == 128);
+  CHECK(o.seed == 7);
+  CHECK(o.quiet);
+  CHECK_FALSE(parse_options({}).quiet);
+  CHECK(parse_options({"--n", "1K", "--n=2K"}).n == 2048);
+  CHECK(parse_options({"--help"}).help);
+  CHECK(parse_options({"-h"}).help);
+  CHECK(parse_options({"--input=3,1,7"}).input == std::vector<std::string>{"3", "1", "7"});
+
+  CHECK_THROWS_WITH(parse_options({"--n=2048G"}), ContainsSubstring("more than 2^40"));
+  CHECK_THROWS_WITH(parse_options({"--n="}), ContainsSubstring("--n needs a value"));
+  CHECK_THROWS_WITH(parse_options({"--variant", "--csv"}), ContainsSubstring("--variant needs a value"));
+  CHECK_THROWS_WITH(parse_options({"--n-min", "1K"}), ContainsSubstring("unknown option '--n-min'"));
+  CHECK_THROWS_WITH(parse_options({"-x"}), ContainsSubstring("unknown option '-x'"));
+  CHECK_THROWS_WITH(parse_options({"16M"}), ContainsSubstring("unexpected argument '16M'"));
+  CHECK_THROWS_WITH(parse_options({"--csv", "--json"}), ContainsSubstring("choose one"));
+}
+
 TEST_CASE("input items parse as the chosen type", "[cpu][cli]") {
   CHECK(parse_value<std::int32_t>("-17", 1) == -17);
   CHECK(parse_value<float>("2.5", 1) == 2.5f);
@@ -246,5 +277,91 @@ TEST_CASE("every chapter's registry is well formed", "[cpu][registry]") {
         }
       }
     }
+  }
+}
+
+namespace {
+
+/// workspace_bytes(..., 0) == workspace_bytes(..., the default block) for every
+/// pair the variant was built for. False when the size depends on a device
+/// and there is none (a grid sized by the SMs).
+bool default_block_workspace_matches(const Variant& v) {
+  try {
+    for (DType d : kAllDTypes) {
+      for (OpId op : kAllOps) {
+        if (!v.supports(d, op)) continue;
+        for (std::int64_t n : {std::int64_t{1}, std::int64_t{1000}, (std::int64_t{1} << 20) + 7}) {
+          if (n > v.info.max_n) continue;
+          const std::size_t by_default = v.workspace_bytes(d, op, n, 0);  // outside CHECK, which would catch
+          CHECK(by_default == v.workspace_bytes(d, op, n, v.info.block));
+        }
+      }
+    }
+  } catch (const CudaError&) {
+    if (test::gpu_status().available) throw;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("a block of 0 asks for each variant's default workspace", "[cpu][registry]") {
+  for (const Chapter* chapter : all_chapters()) {
+    for (const Variant& v : chapter->variants) {
+      INFO(chapter->program() << " " << v.info.name);
+      // A size that needs the device is checked by the GPU test below.
+      (void)default_block_workspace_matches(v);
+      // A block the variant cannot run is an exception, not a crash in a kernel launch.
+      if (v.info.takes_block) {
+        CHECK_THROWS_AS(v.workspace_bytes(DType::i32, OpId::add, 1000, 3), std::invalid_argument);
+        ErasedRequest bad;
+        bad.n = 1000;
+        bad.block_threads = 2048;
+        CHECK_THROWS_AS(v.run(DType::i32, OpId::add, bad), std::invalid_argument);
+      }
+    }
+  }
+}
+
+TEST_CASE("every variant runs from a default-constructed request", "[gpu][registry]") {
+  test::require_gpu();
+  std::vector<std::pair<std::string, const Variant*>> all = {{"baseline", &cub_variant()},
+                                                             {"baseline", &thrust_variant()}};
+  for (const Chapter* chapter : all_chapters()) {
+    for (const Variant& v : chapter->variants) all.emplace_back(chapter->program(), &v);
+  }
+  for (const auto& [program, v] : all) {
+    if (!v->supports(DType::i32, OpId::add)) continue;
+    const std::int64_t n = std::min<std::int64_t>(v->info.max_n, 100003);
+    INFO(program << " " << v->info.name << ", n = " << n);
+    const std::vector<std::int32_t> input = generate_input<std::int32_t>(n, 12);
+    const std::size_t size = static_cast<std::size_t>(n);
+    CHECK(default_block_workspace_matches(*v));
+    const std::size_t workspace_bytes = v->workspace_bytes(DType::i32, OpId::add, n, 0);
+    // Only what a call cannot do without: block_threads, kind, stream and trace keep their defaults.
+    ErasedRequest request;
+    request.n = n;
+    std::vector<std::int32_t> output(size);
+    if (v->where == Where::device) {
+      DeviceBuffer<std::int32_t> in(input), out(size);
+      DeviceBuffer<std::byte> workspace(workspace_bytes);
+      SCAN_CUDA(cudaMemset(out.data(), poison_byte<std::int32_t>(), out.bytes()));
+      request.in = in.data();
+      request.out = out.data();
+      request.workspace = Workspace(workspace.data(), workspace_bytes);
+      v->run(DType::i32, OpId::add, request);
+      output = out.to_host();
+    } else {
+      std::vector<std::byte> workspace(workspace_bytes);
+      std::memset(output.data(), poison_byte<std::int32_t>(), size * sizeof(std::int32_t));
+      request.in = input.data();
+      request.out = output.data();
+      request.workspace = Workspace(workspace.data(), workspace_bytes);
+      v->run(DType::i32, OpId::add, request);
+    }
+    const VerifyReport report = verify_scan(input, output, Kind::inclusive, Add{}, v->info.segment);
+    INFO(report.describe());
+    CHECK(report.ok);
   }
 }

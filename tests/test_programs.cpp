@@ -5,6 +5,8 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <sstream>
+
 using namespace scan::test;
 using Catch::Matchers::ContainsSubstring;
 
@@ -35,6 +37,58 @@ TEST_CASE("bad arguments exit 2 with a one-line reason", "[cpu][cli]") {
   }
   expect_usage_error("ch02_naive_global", "--block 1 --variant in-block-global", "too small");
   expect_usage_error("ch02_naive_global", "--variant quadratic --n 16M", "O(n^2)");
+}
+
+TEST_CASE("every program takes --name=value and names an unknown option", "[cpu][cli]") {
+  for (const std::string program : {"ch01_sequential", "ch02_naive_global"}) {
+    expect_usage_error(program, "--n=abc", "--n must be a count");
+    expect_usage_error(program, "--type=bogus", "--type must be");
+    expect_usage_error(program, "--frobnicate", "unknown option '--frobnicate'");
+    expect_usage_error(program, "--n-min 1K", "unknown option '--n-min'");
+    expect_usage_error(program, "--variant", "--variant needs a value");
+    expect_usage_error(program, "--csv --json", "choose one");
+  }
+  // The scoreboard once took --list for an option that lacked its value.
+  expect_usage_error("ch00_scoreboard", "--list", "unknown option '--list'");
+  expect_usage_error("ch00_scoreboard", "--n-min=1K --n-max=abc", "--n-max must be a count");
+  expect_usage_error("ch00_scoreboard", "--types int32,bogus", "'bogus'");
+  expect_usage_error("ch00_scoreboard", "--n-min 1M --n-max 1K", "--n-min <= --n-max");
+  expect_usage_error("ch00_scoreboard", "--csv", "--csv needs a value");
+  expect_usage_error("scan_stress", "--list", "unknown option '--list'");
+  expect_usage_error("scan_stress", "--streams=9", "--streams");
+  expect_usage_error("scan_stress", "--kind sideways", "--kind must be");
+  for (const std::string program : {"ch00_scoreboard", "scan_stress", "ch01_sequential"}) {
+    const ProgramResult help = run_program(program, "--help");
+    INFO(help.output);
+    CHECK(help.exit_code == 0);
+    CHECK_THAT(help.output, ContainsSubstring("usage: " + program + " [options]"));
+  }
+  CHECK_THAT(run_program("ch00_scoreboard", "--help").output, ContainsSubstring("--quiet"));
+  CHECK_THAT(run_program("ch02_naive_global", "-h").output, ContainsSubstring("--quiet"));
+}
+
+TEST_CASE("a long run shows its progress on stderr unless --quiet", "[cpu][cli]") {
+  const std::string run = "--n 16M --reps 1 --warmup 0 --variant loop";
+  const ProgramResult shown = run_program("ch01_sequential", run + " --n=16M");
+  INFO(shown.output);
+  CHECK(shown.exit_code == 0);
+  CHECK_THAT(shown.output, ContainsSubstring("ch01_sequential, n = 2^24 int32: generating the input"));
+  CHECK_THAT(shown.output, ContainsSubstring("ch01_sequential, n = 2^24 int32, loop: timing 1 runs"));
+  const ProgramResult quiet = run_program("ch01_sequential", run + " --quiet");
+  INFO(quiet.output);
+  CHECK(quiet.exit_code == 0);
+  CHECK(quiet.output.find("generating") == std::string::npos);
+  // stdout alone (stderr dropped by the shell) is nothing but CSV.
+  const ProgramResult csv = run_program("ch01_sequential", run + " --csv 2>/dev/null | cat");
+  INFO(csv.output);
+  CHECK_THAT(csv.output, ContainsSubstring("ch01_sequential,loop,16777216,int32,add,inclusive,PASS,"));
+  std::istringstream lines(csv.output);
+  for (std::string line; std::getline(lines, line);) {
+    CHECK((line.rfind("# device: ", 0) == 0 || line.rfind("program,", 0) == 0 ||
+           line.rfind("ch01_sequential,", 0) == 0));
+  }
+  // Small runs stay quiet when stderr is not a terminal.
+  CHECK(run_program("ch01_sequential", "--n 1K --reps 1").output.find("generating") == std::string::npos);
 }
 
 TEST_CASE("help and list work without a device", "[cpu][cli]") {

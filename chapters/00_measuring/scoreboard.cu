@@ -3,7 +3,7 @@
 // JSON files with the metadata every published number needs.
 //
 //   ch00_scoreboard [--n-min 1K] [--n-max 256M] [--types int32,float] [--chapters 02,07,10]
-//                   [--reps 20] [--warmup 3] [--seed 1] [--csv FILE] [--json FILE] [--tour]
+//                   [--reps 20] [--warmup 3] [--seed 1] [--csv FILE] [--json FILE] [--tour] [--quiet]
 //
 // Each variant is verified (poisoned output, sequential oracle) before it is
 // timed; a wrong one is marked FAIL instead of getting a speed, and the
@@ -13,19 +13,23 @@
 #include <scan/cli.hpp>
 #include <scan/device_info.hpp>
 #include <scan/error.hpp>
+#include <scan/format.hpp>
 #include <scan/generate.hpp>
 #include <scan/harness.hpp>
 #include <scan/registry.hpp>
+#include <scan/runner.hpp>
 #include <scan/verify.hpp>
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,13 +39,11 @@ namespace {
 
 using namespace scan;
 
-struct Options {
+struct Options : RunOptions {
   std::int64_t n_min = std::int64_t{1} << 10;
   std::int64_t n_max = std::int64_t{1} << 28;
   std::vector<DType> types = {DType::i32};
   std::vector<std::string> chapters;  // empty: every GPU chapter
-  int reps = 20, warmup = 3;
-  std::uint64_t seed = 1;
   std::string csv_path, json_path;
   bool tour = false;
 };
@@ -56,48 +58,41 @@ struct Row {
   double gbps = 0, copy_fraction = 0, x_cub = 0;
 };
 
-Options parse(int argc, char** argv) {
+/// The command line, or nothing after `--help` was printed.
+std::optional<Options> parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--tour") {
-      o.tour = true;
-      o.n_min = o.n_max = std::int64_t{1} << 26;
-      o.reps = 10;
-      continue;
+  CLI::App app("Times the copy, CUB, Thrust and every variant of every GPU chapter for n = n-min,\n"
+               "4 n-min, ... up to n-max (powers of two), after verifying each.",
+               "ch00_scoreboard");
+  configure_app(app);
+  add_count_option(app, "--n-min", o.n_min, "smallest n, with K/M/G suffixes [1K]");
+  add_count_option(app, "--n-max", o.n_max, "largest n [256M]");
+  add_value_option(app, "--types", "LIST", "element types, comma-separated [int32]", [&o](const std::string& v) {
+    o.types.clear();
+    for (const auto& item : split_list(v)) {
+      const auto d = parse_dtype(item);
+      if (!d) throw UsageError("--types: '" + item + "' is not int32, uint32, int64, float or double");
+      o.types.push_back(*d);
     }
-    if (arg == "--help") {
-      std::cout << "usage: ch00_scoreboard [--n-min 1K] [--n-max 256M] [--types int32,float] "
-                   "[--chapters 02,07,10]\n                       [--reps 20] [--warmup 3] [--seed 1] "
-                   "[--csv FILE] [--json FILE] [--tour]\n\n"
-                   "Times the copy, CUB, Thrust and every variant of every GPU chapter for n = n-min, "
-                   "4 n-min, ...\nup to n-max (powers of two), after verifying each. --tour: n = 2^26 only.\n";
-      std::exit(kExitOk);
-    }
-    if (i + 1 >= argc) throw UsageError(arg + " needs a value; see --help");
-    const std::string value = argv[++i];
-    if (arg == "--n-min") o.n_min = parse_count(value, "--n-min");
-    else if (arg == "--n-max") o.n_max = parse_count(value, "--n-max");
-    else if (arg == "--reps") o.reps = static_cast<int>(parse_count(value, "--reps"));
-    else if (arg == "--warmup") o.warmup = static_cast<int>(parse_count(value, "--warmup"));
-    else if (arg == "--seed") o.seed = static_cast<std::uint64_t>(parse_count(value, "--seed"));
-    else if (arg == "--csv") o.csv_path = value;
-    else if (arg == "--json") o.json_path = value;
-    else if (arg == "--types") {
-      o.types.clear();
-      for (const auto& item : split_list(value)) {
-        const auto d = parse_dtype(item);
-        if (!d) throw UsageError("--types: '" + item + "' is not int32, uint32, int64, float or double");
-        o.types.push_back(*d);
-      }
-    } else if (arg == "--chapters") {
-      o.chapters = split_list(value);
-    } else {
-      throw UsageError("unknown option '" + arg + "'; see --help");
-    }
+  });
+  add_value_option(app, "--chapters", "LIST", "chapter numbers, comma-separated [every GPU chapter]",
+                   [&o](const std::string& v) { o.chapters = split_list(v); });
+  add_run_options(app, o, 1);
+  add_value_option(app, "--csv", "FILE", "write the rows to FILE as CSV, each as it is measured",
+                   [&o](const std::string& v) { o.csv_path = v; });
+  add_value_option(app, "--json", "FILE", "write the rows and the metadata to FILE as JSON at the end",
+                   [&o](const std::string& v) { o.json_path = v; });
+  app.add_flag("--tour", o.tour, "n = 2^26 only, 10 runs (unless --n-min, --n-max or --reps say otherwise)");
+  if (!parse_command_line(app, std::vector<std::string>(argv + 1, argv + argc))) {
+    std::cout << app.help();
+    return std::nullopt;
+  }
+  if (o.tour) {
+    if (app.count("--n-min") == 0) o.n_min = std::int64_t{1} << 26;
+    if (app.count("--n-max") == 0) o.n_max = std::int64_t{1} << 26;
+    if (app.count("--reps") == 0) o.reps = 10;
   }
   if (o.n_min < 1 || o.n_max < o.n_min) throw UsageError("need 1 <= --n-min <= --n-max");
-  if (o.reps < 1) throw UsageError("--reps must be at least 1");
   return o;
 }
 
@@ -108,22 +103,10 @@ std::string now_utc() {
   return text;
 }
 
-std::string fixed(double v, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, v);
-  return text;
-}
-
-std::string exponent(std::int64_t n) {
-  int e = 0;
-  while ((std::int64_t{1} << e) < n) ++e;
-  return (std::int64_t{1} << e) == n ? "2^" + std::to_string(e) : std::to_string(n);
-}
-
 class Scoreboard {
  public:
   Scoreboard(Options o, DeviceInfo device, std::string command)
-      : o_(std::move(o)), device_(std::move(device)), command_(std::move(command)) {
+      : o_(std::move(o)), device_(std::move(device)), command_(std::move(command)), progress_(!o_.quiet) {
     if (!o_.csv_path.empty()) {
       csv_.open(o_.csv_path);
       if (!csv_) throw UsageError("cannot write --csv file '" + o_.csv_path + "'");
@@ -148,6 +131,8 @@ class Scoreboard {
   /// Measures everything at one (type, n).
   template <class T>
   void measure(std::int64_t n, const std::vector<std::pair<std::string, const Variant*>>& entries) {
+    const std::string at = std::string(dtype_name(dtype_of<T>())) + " n = " + exponent(n);
+    progress_.step(at + ": generating the input", n);
     Harness<T> harness(Where::device, generate_input<T>(n, o_.seed + static_cast<std::uint64_t>(n)));
     const double bytes = 2.0 * static_cast<double>(n) * sizeof(T);
     const auto add = [&](Row row) {
@@ -161,6 +146,7 @@ class Scoreboard {
 
     copy_ms_ = cub_ms_ = 0;
     Row copy{"00", "cudaMemcpy", "reference", dtype_of<T>(), n, "REF"};
+    progress_.step(at + ", copies: timing", n);
     copy.timing = harness.time_copy(o_.warmup, o_.reps);
     copy_ms_ = copy.timing.median_ms;
     add(copy);
@@ -176,15 +162,20 @@ class Scoreboard {
         add(row);
         continue;
       }
+      const std::string step = at + ", ch" + chapter + " " + v->info.name + ": ";
+      progress_.step(step + "running once and verifying", n);
       const std::vector<T> out = harness.run_once(*v, OpId::add, Kind::inclusive, v->info.block, nullptr);
       VerifyReport report = verify_scan(harness.input(), out, Kind::inclusive, Add{}, v->info.segment);
       if (report.ok) {
+        progress_.step(step + "timing " + std::to_string(o_.reps) + " runs", n);
         row.timing = harness.time(*v, OpId::add, Kind::inclusive, v->info.block, o_.warmup, o_.reps);
+        progress_.step(step + "verifying the timed output", n);
         report = verify_scan(harness.input(), harness.output(), Kind::inclusive, Add{}, v->info.segment);
       }
       if (!report.ok) {
         row.status = "FAIL";
         failed_ = true;
+        progress_.clear();
         std::cerr << "FAIL: chapter " << chapter << " variant '" << v->info.name << "', n = " << n << " "
                   << dtype_name(dtype_of<T>()) << ": " << report.describe() << "\n";
       }
@@ -194,19 +185,21 @@ class Scoreboard {
   }
 
   void finish() {
+    progress_.clear();
     if (!o_.json_path.empty()) write_json();
     print_summary();
   }
 
   bool failed() const { return failed_; }
+  /// A line on stderr, below the progress line (none with --quiet).
+  void note(const std::string& line) { progress_.print(line); }
 
  private:
   void emit(const Row& row) {
     rows_.push_back(row);
-    std::cerr << "  " << dtype_name(row.dtype) << " n=" << exponent(row.n) << "  ch" << row.chapter << " "
-              << row.variant << ": "
-              << (row.status == "PASS" || row.status == "REF" ? fixed(row.gbps, 1) + " GB/s" : row.status)
-              << "\n";
+    progress_.print("  " + std::string(dtype_name(row.dtype)) + " n=" + exponent(row.n) + "  ch" + row.chapter + " " +
+                    row.variant + ": " +
+                    (row.status == "PASS" || row.status == "REF" ? fixed(row.gbps, 1) + " GB/s" : row.status));
     if (csv_.is_open()) {
       csv_ << row.chapter << ',' << row.variant << ',' << row.scope << ',' << dtype_name(row.dtype) << ','
            << row.n << ',' << row.status << ',';
@@ -225,28 +218,23 @@ class Scoreboard {
   void write_json() const {
     std::ofstream json(o_.json_path);
     if (!json) throw UsageError("cannot write --json file '" + o_.json_path + "'");
-    json << "{\n  \"metadata\": {";
-    const auto meta = metadata();
-    for (std::size_t i = 0; i < meta.size(); ++i) {
-      std::string value;
-      for (char c : meta[i].second) value += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-      json << (i ? ", " : "") << "\"" << meta[i].first << "\": \"" << value << "\"";
-    }
-    json << "},\n  \"rows\": [";
-    for (std::size_t i = 0; i < rows_.size(); ++i) {
-      const Row& r = rows_[i];
-      json << (i ? ",\n" : "\n") << "    {\"chapter\": \"" << r.chapter << "\", \"variant\": \"" << r.variant
-           << "\", \"scope\": \"" << r.scope << "\", \"type\": \"" << dtype_name(r.dtype) << "\", \"n\": " << r.n
-           << ", \"status\": \"" << r.status << "\"";
+    nlohmann::ordered_json doc = {{"metadata", nlohmann::ordered_json::object()},
+                                  {"rows", nlohmann::ordered_json::array()}};
+    for (const auto& [key, value] : metadata()) doc["metadata"][key] = value;
+    for (const Row& r : rows_) {
+      nlohmann::ordered_json row = {{"chapter", r.chapter}, {"variant", r.variant}, {"scope", r.scope},
+                                    {"type", dtype_name(r.dtype)}, {"n", r.n}, {"status", r.status}};
       if (r.status == "PASS" || r.status == "REF") {
-        json << ", \"median_ms\": " << fixed(r.timing.median_ms, 6) << ", \"min_ms\": " << fixed(r.timing.min_ms, 6)
-             << ", \"max_ms\": " << fixed(r.timing.max_ms, 6) << ", \"gbps\": " << fixed(r.gbps, 2)
-             << ", \"copy_fraction\": " << fixed(r.copy_fraction, 4);
-        if (r.x_cub > 0) json << ", \"x_cub\": " << fixed(r.x_cub, 4);
+        row["median_ms"] = rounded(r.timing.median_ms, 6);
+        row["min_ms"] = rounded(r.timing.min_ms, 6);
+        row["max_ms"] = rounded(r.timing.max_ms, 6);
+        row["gbps"] = rounded(r.gbps, 2);
+        row["copy_fraction"] = rounded(r.copy_fraction, 4);
+        if (r.x_cub > 0) row["x_cub"] = rounded(r.x_cub, 4);
       }
-      json << "}";
+      doc["rows"].push_back(std::move(row));
     }
-    json << "\n  ]\n}\n";
+    json << doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
   }
 
   /// Per type: each chapter's fastest full scan at the largest n, with the baselines.
@@ -285,6 +273,7 @@ class Scoreboard {
   Options o_;
   DeviceInfo device_;
   std::string command_;
+  Progress progress_;
   std::ofstream csv_;
   std::vector<Row> rows_;
   double copy_ms_ = 0, cub_ms_ = 0;
@@ -292,7 +281,9 @@ class Scoreboard {
 };
 
 int run(int argc, char** argv) {
-  const Options o = parse(argc, argv);
+  const std::optional<Options> parsed = parse(argc, argv);
+  if (!parsed) return kExitOk;
+  const Options& o = *parsed;
   std::string command = "ch00_scoreboard";
   for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
   const DeviceInfo device = query_device();  // exit 3 without a usable device
@@ -310,11 +301,11 @@ int run(int argc, char** argv) {
     }
   }
 
-  std::cerr << "ch00_scoreboard: " << describe(device) << "\n";
   Scoreboard board(o, device, command);
+  board.note("ch00_scoreboard: " + describe(device));
   for (DType d : o.types) {
     for (std::int64_t n = o.n_min; n <= o.n_max; n *= 4) {
-      std::cerr << dtype_name(d) << ", n = " << exponent(n) << "\n";
+      board.note(std::string(dtype_name(d)) + ", n = " + exponent(n));
       visit_combo(d, OpId::add, [&]<class T, class Op>() { board.measure<T>(n, entries); });
     }
   }
@@ -325,13 +316,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const UsageError& e) {
-    std::cerr << "ch00_scoreboard: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const CudaError& e) {
-    std::cerr << "ch00_scoreboard: CUDA error: " << e.what() << "\n";
-    return kExitCuda;
-  }
+  return scan::guarded_main("ch00_scoreboard", [&] { return run(argc, argv); });
 }

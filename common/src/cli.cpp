@@ -2,34 +2,190 @@
 #include <scan/error.hpp>
 #include <scan/trace.hpp>
 
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <sstream>
 #include <type_traits>
 
 namespace scan {
 namespace {
 
-/// Splits "--name=value" into its parts; "--name" gives an empty value.
-std::pair<std::string, std::optional<std::string>> split_option(const std::string& arg) {
-  const auto eq = arg.find('=');
-  if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-    return {arg.substr(0, eq), arg.substr(eq + 1)};
-  }
-  return {arg, std::nullopt};
-}
-
-int parse_small_int(std::string_view text, std::string_view option, int lo, int hi) {
+int parse_int(std::string_view text, const std::string& option, int lo, int hi) {
   int value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size() || value < lo || value > hi) {
-    throw UsageError(std::string(option) + " must be a whole number from " + std::to_string(lo) +
-                     " to " + std::to_string(hi) + ", not '" + std::string(text) + "'");
+    throw UsageError(option + " must be a whole number from " + std::to_string(lo) + " to " +
+                     std::to_string(hi) + ", not '" + std::string(text) + "'");
   }
   return value;
 }
 
+/// CLI11's help, with the usage line first as Unix programs print it.
+class UsageFirst : public CLI::Formatter {
+ public:
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
+    return make_usage(app, name) + "\n" + make_description(app) + make_groups(app, mode) + "\n" +
+           make_footer(app);
+  }
+};
+
+/// The chapter programs' options, for parsing and for `--help`.
+void add_chapter_options(CLI::App& app, Options& o) {
+  configure_app(app);
+  add_count_option(app, "--n", o.n, "elements, with K/M/G suffixes (powers of two) [16M]");
+  add_value_option(app, "--type", "T", "int32, uint32, int64, float, double [int32]", [&o](const std::string& v) {
+    const auto d = parse_dtype(v);
+    if (!d) throw UsageError("--type must be int32, uint32, int64, float or double, not '" + v + "'");
+    o.dtype = *d;
+  });
+  add_value_option(app, "--op", "OP", "add, max, min, affine (uint32 only) [add]", [&o](const std::string& v) {
+    const auto op = parse_op(v);
+    if (!op) throw UsageError("--op must be add, max, min or affine, not '" + v + "'");
+    o.op = *op;
+  });
+  add_kind_option(app, o.kind);
+  add_value_option(app, "--variant", "V", "a variant's name, all, or sweep (tuning points) [all]",
+                   [&o](const std::string& v) { o.variant = v; });
+  add_value_option(app, "--block", "B", "threads per block, for variants that take it [theirs]",
+                   [&o](const std::string& v) {
+                     o.block = parse_int(v, "--block", 1, 1024);
+                     if ((o.block & (o.block - 1)) != 0) {
+                       throw UsageError("--block must be a power of two (1 .. 1024), not " + v);
+                     }
+                   });
+  add_run_options(app, o);
+  add_value_option(app, "--input", "LIST", "scan these comma-separated values and print them",
+                   [&o](const std::string& v) { o.input = split_list(v); });
+  app.add_flag("--trace", o.trace, "print the array after every step (n <= " + std::to_string(kTraceMaxN) + ")");
+  app.add_flag_callback("--csv", [&o] { o.format = OutputFormat::csv; }, "CSV on stdout");
+  app.add_flag_callback("--json", [&o] { o.format = OutputFormat::json; }, "JSON on stdout");
+  app.add_flag_callback("--no-baselines", [&o] { o.baselines = false; }, "leave out the CUB and copy rows");
+  app.add_flag("--list", o.list, "list the variants and exit");
+}
+
 }  // namespace
+
+void configure_app(CLI::App& app) {
+  auto formatter = std::make_shared<UsageFirst>();
+  formatter->label("Usage", "usage");
+  formatter->label("OPTIONS", "options");
+  formatter->column_width(20);
+  app.formatter(formatter);
+  app.option_defaults()->group("options")->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.set_help_flag("-h,--help", "this text");
+}
+
+CLI::Option* add_value_option(CLI::App& app, const std::string& name, const std::string& value_name,
+                              const std::string& help, std::function<void(const std::string&)> set) {
+  auto* option = app.add_option_function<std::string>(
+      name,
+      [name, set = std::move(set)](const std::string& value) {
+        if (value.rfind("--", 0) == 0) throw UsageError(name + " needs a value; see --help");
+        set(value);
+      },
+      help);
+  return option->type_name(value_name);
+}
+
+CLI::Option* add_count_option(CLI::App& app, const std::string& name, std::int64_t& target,
+                              const std::string& help) {
+  return add_value_option(app, name, "N", help,
+                          [name, &target](const std::string& v) { target = parse_count(v, name); });
+}
+
+CLI::Option* add_int_option(CLI::App& app, const std::string& name, int& target, int lo, int hi,
+                            const std::string& help) {
+  return add_value_option(app, name, "N", help,
+                          [name, &target, lo, hi](const std::string& v) { target = parse_int(v, name, lo, hi); });
+}
+
+CLI::Option* add_kind_option(CLI::App& app, Kind& target) {
+  return add_value_option(app, "--kind", "K", "inclusive, exclusive [inclusive]", [&target](const std::string& v) {
+    const auto kind = parse_kind(v);
+    if (!kind) throw UsageError("--kind must be inclusive or exclusive, not '" + v + "'");
+    target = *kind;
+  });
+}
+
+void add_run_options(CLI::App& app, RunOptions& o, int min_reps) {
+  add_int_option(app, "--reps", o.reps, min_reps, 100000,
+                 std::string("timed runs; the median is reported") + (min_reps == 0 ? "; 0: verify only" : "") +
+                     " [20]");
+  add_int_option(app, "--warmup", o.warmup, 0, 100000, "untimed runs first [3]");
+  add_value_option(app, "--seed", "S", "input generator seed [1]", [&o](const std::string& v) {
+    const auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), o.seed);
+    if (v.empty() || error != std::errc() || end != v.data() + v.size()) {
+      throw UsageError("--seed must be a non-negative whole number, not '" + v + "'");
+    }
+  });
+  app.add_flag("--quiet", o.quiet, "no progress on stderr (errors still show)");
+}
+
+bool parse_command_line(CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    return false;
+  } catch (const CLI::ExtrasError&) {
+    const std::string extra = app.remaining().front();
+    throw UsageError((extra.rfind('-', 0) == 0 ? "unknown option '" : "unexpected argument '") + extra +
+                     "'; see --help");
+  } catch (const CLI::ArgumentMismatch& e) {  // "--n: 1 required N missing"
+    const std::string what = e.what();
+    throw UsageError(what.substr(0, what.find(':')) + " needs a value; see --help");
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    throw UsageError(what + "; see --help");
+  }
+  return true;
+}
+
+Options parse_options(const std::vector<std::string>& args) {
+  Options o;
+  CLI::App app;
+  add_chapter_options(app, o);
+  if (!parse_command_line(app, args)) {
+    o.help = true;
+    return o;
+  }
+  if (app.count("--csv") > 0 && app.count("--json") > 0) throw UsageError("--csv and --json: choose one");
+  // The affine operator is defined on 32-bit words only.
+  if (o.op == OpId::affine) {
+    if (app.count("--type") > 0 && o.dtype != DType::u32) {
+      throw UsageError("--op affine works on --type uint32 only (a word packs the map a*x+b)");
+    }
+    o.dtype = DType::u32;
+  }
+  if (o.input) o.n = static_cast<std::int64_t>(o.input->size());
+  if (o.trace && o.n > kTraceMaxN) {
+    throw UsageError("--trace prints every step, so it needs --n " + std::to_string(kTraceMaxN) +
+                     " or less (or a short --input), not " + std::to_string(o.n));
+  }
+  return o;
+}
+
+std::string usage_text(const Chapter& chapter) {
+  Options o;
+  CLI::App app(chapter.title + ": scans a seeded random input with each variant, verifies it\n"
+               "against a sequential reference and prints a table of median times.",
+               chapter.program());
+  add_chapter_options(app, o);
+  std::string footer =
+      "exit codes: 0 verified, 1 a wrong result, 2 bad usage, 3 no usable CUDA device or a CUDA error\n\n"
+      "variants:\n";
+  for (const auto& v : chapter.variants) {
+    if (v.info.tuning) continue;
+    footer += "  " + v.info.name + std::string(v.info.name.size() < 22 ? 22 - v.info.name.size() : 1, ' ') +
+              v.info.summary + "\n";
+  }
+  footer.pop_back();  // the formatter ends the footer with a newline
+  app.footer(footer);
+  return app.help();
+}
 
 std::int64_t parse_count(std::string_view text, std::string_view option) {
   const std::string shown(text);
@@ -95,118 +251,5 @@ template std::uint32_t parse_value<std::uint32_t>(std::string_view, std::size_t)
 template std::int64_t parse_value<std::int64_t>(std::string_view, std::size_t);
 template float parse_value<float>(std::string_view, std::size_t);
 template double parse_value<double>(std::string_view, std::size_t);
-
-Options parse_options(const std::vector<std::string>& args) {
-  Options o;
-  bool dtype_given = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const auto [name, inline_value] = split_option(args[i]);
-    // Options that take a value read it from "--name=value" or the next argument.
-    const auto value = [&, &name = name, &inline_value = inline_value]() -> std::string {
-      if (inline_value) return *inline_value;
-      if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) {
-        throw UsageError(name + " needs a value; see --help");
-      }
-      return args[++i];
-    };
-    if (name == "--n") {
-      o.n = parse_count(value(), "--n");
-    } else if (name == "--type") {
-      const auto text = value();
-      const auto d = parse_dtype(text);
-      if (!d) throw UsageError("--type must be int32, uint32, int64, float or double, not '" + text + "'");
-      o.dtype = *d;
-      dtype_given = true;
-    } else if (name == "--op") {
-      const auto text = value();
-      const auto op = parse_op(text);
-      if (!op) throw UsageError("--op must be add, max, min or affine, not '" + text + "'");
-      o.op = *op;
-    } else if (name == "--kind") {
-      const auto text = value();
-      const auto kind = parse_kind(text);
-      if (!kind) throw UsageError("--kind must be inclusive or exclusive, not '" + text + "'");
-      o.kind = *kind;
-    } else if (name == "--variant") {
-      o.variant = value();
-    } else if (name == "--block") {
-      o.block = parse_small_int(value(), "--block", 1, 1024);
-      if ((o.block & (o.block - 1)) != 0) {
-        throw UsageError("--block must be a power of two (1 .. 1024), not " + std::to_string(o.block));
-      }
-    } else if (name == "--reps") {
-      o.reps = parse_small_int(value(), "--reps", 0, 100000);
-    } else if (name == "--warmup") {
-      o.warmup = parse_small_int(value(), "--warmup", 0, 100000);
-    } else if (name == "--seed") {
-      const auto text = value();
-      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), o.seed);
-      if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
-        throw UsageError("--seed must be a non-negative whole number, not '" + text + "'");
-      }
-    } else if (name == "--input") {
-      o.input = split_list(value());
-    } else if (name == "--trace") {
-      o.trace = true;
-    } else if (name == "--csv") {
-      o.format = OutputFormat::csv;
-    } else if (name == "--json") {
-      o.format = OutputFormat::json;
-    } else if (name == "--no-baselines") {
-      o.baselines = false;
-    } else if (name == "--list") {
-      o.list = true;
-    } else if (name == "--help" || name == "-h") {
-      o.help = true;
-    } else {
-      throw UsageError("unknown option '" + args[i] + "'; see --help");
-    }
-  }
-  // The affine operator is defined on 32-bit words only.
-  if (o.op == OpId::affine) {
-    if (dtype_given && o.dtype != DType::u32) {
-      throw UsageError("--op affine works on --type uint32 only (a word packs the map a*x+b)");
-    }
-    o.dtype = DType::u32;
-  }
-  if (o.input) o.n = static_cast<std::int64_t>(o.input->size());
-  if (o.trace && o.n > kTraceMaxN) {
-    throw UsageError("--trace prints every step, so it needs --n " + std::to_string(kTraceMaxN) +
-                     " or less (or a short --input), not " + std::to_string(o.n));
-  }
-  return o;
-}
-
-std::string usage_text(const Chapter& chapter) {
-  std::ostringstream text;
-  text << "usage: " << chapter.program()
-       << " [options]\n\n"
-       << chapter.title << ": scans a seeded random input with each variant, verifies it\n"
-       << "against a sequential reference and prints a table of median times.\n\n"
-       << "options:\n"
-       << "  --n N           elements, with K/M/G suffixes (powers of two)     [16M]\n"
-       << "  --type T        int32, uint32, int64, float, double               [int32]\n"
-       << "  --op OP         add, max, min, affine (uint32 only)                [add]\n"
-       << "  --kind K        inclusive, exclusive                               [inclusive]\n"
-       << "  --variant V     a variant's name, all, or sweep (tuning points)    [all]\n"
-       << "  --block B       threads per block, for variants that take it       [theirs]\n"
-       << "  --reps R        timed runs; the median is reported; 0: verify only [20]\n"
-       << "  --warmup W      untimed runs first                                 [3]\n"
-       << "  --seed S        input generator seed                               [1]\n"
-       << "  --input LIST    scan these comma-separated values and print them\n"
-       << "  --trace         print the array after every step (n <= " << kTraceMaxN << ")\n"
-       << "  --csv, --json   machine-readable output\n"
-       << "  --no-baselines  leave out the CUB and copy rows\n"
-       << "  --list          list the variants and exit\n"
-       << "  --help          this text\n\n"
-       << "exit codes: 0 verified, 1 a wrong result, 2 bad usage, 3 no usable CUDA device or a CUDA error\n\n"
-       << "variants:\n";
-  for (const auto& v : chapter.variants) {
-    if (v.info.tuning) continue;
-    text << "  " << v.info.name << std::string(v.info.name.size() < 22 ? 22 - v.info.name.size() : 1, ' ')
-         << v.info.summary << "\n";
-  }
-  return text.str();
-}
 
 }  // namespace scan

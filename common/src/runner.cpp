@@ -2,21 +2,22 @@
 #include <scan/cli.hpp>
 #include <scan/device_info.hpp>
 #include <scan/error.hpp>
+#include <scan/format.hpp>
 #include <scan/generate.hpp>
 #include <scan/harness.hpp>
 #include <scan/runner.hpp>
 #include <scan/verify.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <unistd.h>
-#include <vector>
 
 namespace scan {
 namespace {
@@ -51,25 +52,6 @@ std::string format_count(std::int64_t n) {
     }
   }
   return text;
-}
-
-std::string fixed(double value, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
-
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
 }
 
 /// The variants a run selects, after checking the request against each.
@@ -212,12 +194,16 @@ template <class T, class Op>
 RunResult run_typed(const Chapter& chapter, const Options& o,
                     const std::vector<const Variant*>& variants) {
   RunResult result;
+  // What the run is doing, on stderr: at n = 2^30 each step takes seconds.
+  Progress progress(!o.quiet && !o.input && !o.trace);
+  const std::string run_name = chapter.program() + ", n = " + exponent(o.n) + " " + std::string(dtype_name(o.dtype));
   std::vector<T> input;
   if (o.input) {
     for (std::size_t i = 0; i < o.input->size(); ++i) {
       input.push_back(parse_value<T>((*o.input)[i], i + 1));
     }
   } else {
+    progress.step(run_name + ": generating the input", o.n);
     input = generate_input<T>(o.n, o.seed);
   }
   const std::int64_t n = static_cast<std::int64_t>(input.size());
@@ -243,6 +229,8 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
       continue;
     }
     const int block = v->block_for(o.block);
+    const std::string step = run_name + ", " + v->info.name + ": ";
+    progress.step(step + "running once and verifying", n);
     Trace trace(n, sizeof(T));
     const std::vector<T> output = harness.run_once(*v, o.op, o.kind, block, o.trace ? &trace : nullptr);
     VerifyReport report = verify_scan(harness.input(), output, o.kind, Op{}, v->info.segment);
@@ -251,12 +239,15 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
       std::cout << v->info.name << ": " << join_values(output) << "\n";
     }
     if (report.ok && timing) {
+      progress.step(step + "timing " + std::to_string(o.reps) + " runs", n);
       row.timing = harness.time(*v, o.op, o.kind, block, o.warmup, o.reps);
       row.timed = true;
       // The timed runs wrote a freshly poisoned output: check it too.
+      progress.step(step + "verifying the timed output", n);
       report = verify_scan(harness.input(), harness.output(), o.kind, Op{}, v->info.segment);
     }
     if (!report.ok) {
+      progress.clear();
       row.status = Status::fail;
       row.timed = false;
       result.any_failed = true;
@@ -273,6 +264,7 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
     copy.name = chapter.where == Where::device ? "copy (cudaMemcpy D2D)" : "copy (memcpy)";
     copy.status = Status::reference;
     copy.timed = true;
+    progress.step(run_name + ", " + copy.name + ": timing " + std::to_string(o.reps) + " runs", n);
     copy.timing = harness.time_copy(o.warmup, o.reps);
     result.copy_ms = copy.timing.median_ms;
     result.rows.push_back(copy);
@@ -339,30 +331,24 @@ void print_csv(const Chapter& chapter, const Options& o, const RunResult& r, std
 
 void print_json(const Chapter& chapter, const Options& o, const RunResult& r, std::int64_t n,
                 const std::string& device_line) {
-  const double cub_ms = r.cub_ms;
-  std::cout << "{\n  \"program\": \"" << chapter.program() << "\",\n  \"device\": \""
-            << json_escape(device_line) << "\",\n  \"n\": " << n << ",\n  \"type\": \""
-            << dtype_name(o.dtype) << "\",\n  \"op\": \"" << op_name(o.op) << "\",\n  \"kind\": \""
-            << kind_name(o.kind) << "\",\n  \"seed\": " << o.seed << ",\n  \"reps\": " << o.reps
-            << ",\n  \"warmup\": " << o.warmup << ",\n  \"rows\": [";
-  for (std::size_t i = 0; i < r.rows.size(); ++i) {
-    const auto& row = r.rows[i];
-    std::cout << (i ? ",\n" : "\n") << "    {\"variant\": \"" << json_escape(row.name)
-              << "\", \"status\": \"" << status_text(row.status) << "\"";
-    if (!row.note.empty()) std::cout << ", \"note\": \"" << json_escape(row.note) << "\"";
+  nlohmann::ordered_json doc = {{"program", chapter.program()}, {"device", device_line}, {"n", n},
+                                {"type", dtype_name(o.dtype)},  {"op", op_name(o.op)},  {"kind", kind_name(o.kind)},
+                                {"seed", o.seed},               {"reps", o.reps},       {"warmup", o.warmup},
+                                {"rows", nlohmann::ordered_json::array()}};
+  for (const auto& row : r.rows) {
+    nlohmann::ordered_json entry = {{"variant", row.name}, {"status", status_text(row.status)}};
+    if (!row.note.empty()) entry["note"] = row.note;
     if (row.timed) {
-      const double gbps = gigabytes_per_second(r.bytes, row.timing.median_ms);
-      std::cout << ", \"median_ms\": " << fixed(row.timing.median_ms, 6)
-                << ", \"min_ms\": " << fixed(row.timing.min_ms, 6)
-                << ", \"max_ms\": " << fixed(row.timing.max_ms, 6) << ", \"gbps\": " << fixed(gbps, 2);
-      if (r.copy_ms > 0) std::cout << ", \"copy_fraction\": " << fixed(r.copy_ms / row.timing.median_ms, 4);
-      if (cub_ms > 0 && row.status != Status::reference) {
-        std::cout << ", \"x_cub\": " << fixed(cub_ms / row.timing.median_ms, 4);
-      }
+      entry["median_ms"] = rounded(row.timing.median_ms, 6);
+      entry["min_ms"] = rounded(row.timing.min_ms, 6);
+      entry["max_ms"] = rounded(row.timing.max_ms, 6);
+      entry["gbps"] = rounded(gigabytes_per_second(r.bytes, row.timing.median_ms), 2);
+      if (r.copy_ms > 0) entry["copy_fraction"] = rounded(r.copy_ms / row.timing.median_ms, 4);
+      if (r.cub_ms > 0 && row.status != Status::reference) entry["x_cub"] = rounded(r.cub_ms / row.timing.median_ms, 4);
     }
-    std::cout << "}";
+    doc["rows"].push_back(std::move(entry));
   }
-  std::cout << "\n  ]\n}\n";
+  std::cout << doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
 int run_chapter_or_throw(const Chapter& chapter, int argc, char** argv) {
@@ -438,10 +424,9 @@ int run_chapter_or_throw(const Chapter& chapter, int argc, char** argv) {
 
 }  // namespace
 
-int run_chapter(const Chapter& chapter, int argc, char** argv) {
-  const std::string program = chapter.program();
+int guarded_main(const std::string& program, const std::function<int()>& body) {
   try {
-    return run_chapter_or_throw(chapter, argc, argv);
+    return body();
   } catch (const UsageError& e) {
     std::cerr << program << ": " << e.what() << "\n";
     return kExitUsage;
@@ -455,6 +440,10 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
     std::cerr << program << ": internal error: " << e.what() << "\n";
     return kExitCuda;
   }
+}
+
+int run_chapter(const Chapter& chapter, int argc, char** argv) {
+  return guarded_main(chapter.program(), [&] { return run_chapter_or_throw(chapter, argc, argv); });
 }
 
 }  // namespace scan

@@ -1,40 +1,55 @@
 /// \file
-/// \brief The command line every chapter program shares.
+/// \brief The command line every program shares, parsed by CLI11.
 ///
 /// \code
 /// chNN_name [--n 16M] [--type int32|uint32|int64|float|double] [--op add|max|min|affine]
 ///           [--kind inclusive|exclusive] [--variant NAME|all|sweep] [--block B]
 ///           [--reps 20] [--warmup 3] [--seed 1] [--input 3,1,7,0] [--trace]
-///           [--csv | --json] [--no-baselines] [--list] [--help]
+///           [--csv | --json] [--no-baselines] [--quiet] [--list] [--help]
 /// \endcode
-/// Parsing never exits: a bad argument throws UsageError with the reason.
+/// The chapter programs, the scoreboard and the stress program build their
+/// command line from the same pieces: configure_app(), the add_*_option()
+/// helpers and parse_command_line(). A value is written `--n 16M` or
+/// `--n=16M`; the last of a repeated option wins. Parsing never exits: a bad
+/// argument throws UsageError with a one-line reason.
 #pragma once
 
 #include <scan/registry.hpp>
 #include <scan/types.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace scan {
 
 /// How results are printed.
 enum class OutputFormat { table, csv, json };
 
-/// The parsed command line.
-struct Options {
+/// What every program that times scans takes: `--reps`, `--warmup`, `--seed`, `--quiet`.
+struct RunOptions {
+  int reps = 20;            ///< `--reps`: timed runs (0: verify only, where allowed)
+  int warmup = 3;           ///< `--warmup`: untimed runs first
+  std::uint64_t seed = 1;   ///< `--seed` of the input generator
+  bool quiet = false;       ///< `--quiet`: no progress line on stderr
+};
+
+/// The parsed command line of a chapter program.
+struct Options : RunOptions {
   std::int64_t n = std::int64_t{16} << 20;  ///< elements (default 16M)
   DType dtype = DType::i32;                 ///< `--type`
   OpId op = OpId::add;                      ///< `--op`
   Kind kind = Kind::inclusive;              ///< `--kind`
   std::string variant = "all";              ///< a name, "all" or "sweep"
   int block = 0;                            ///< 0: each variant's default
-  int reps = 20;                            ///< `--reps`: timed runs (0: verify only)
-  int warmup = 3;                           ///< `--warmup`: untimed runs first
-  std::uint64_t seed = 1;                   ///< `--seed` of the input generator
   std::optional<std::vector<std::string>> input;  ///< the items of `--input`
   bool trace = false;                       ///< `--trace`
   OutputFormat format = OutputFormat::table;  ///< table, `--csv` or `--json`
@@ -43,7 +58,37 @@ struct Options {
   bool help = false;                        ///< `--help`
 };
 
-/// Parses `args` (without the program name). Throws UsageError.
+/// Sets `app` up the way every program here parses: `--help` (and `-h`)
+/// starts with "usage: PROGRAM [options]", options are listed in one group,
+/// and the last value of a repeated option wins. Call it before adding options.
+void configure_app(CLI::App& app);
+
+/// Adds an option that takes a value; `set` receives the text and throws
+/// UsageError if it is bad. A value that starts with "--" is taken for a
+/// forgotten value ("--n --csv"). `value_name` shows in `--help` ("N").
+CLI::Option* add_value_option(CLI::App& app, const std::string& name, const std::string& value_name,
+                              const std::string& help, std::function<void(const std::string&)> set);
+
+/// Adds an option that takes a count (parse_count).
+CLI::Option* add_count_option(CLI::App& app, const std::string& name, std::int64_t& target,
+                              const std::string& help);
+
+/// Adds an option that takes a whole number from lo to hi.
+CLI::Option* add_int_option(CLI::App& app, const std::string& name, int& target, int lo, int hi,
+                            const std::string& help);
+
+/// Adds `--kind inclusive|exclusive`.
+CLI::Option* add_kind_option(CLI::App& app, Kind& target);
+
+/// Adds `--reps` (at least `min_reps`; 0 means verify only), `--warmup`, `--seed` and `--quiet`.
+void add_run_options(CLI::App& app, RunOptions& o, int min_reps = 0);
+
+/// Parses `args` (without the program name). Returns false when `--help`
+/// was asked for (print app.help() then). Throws UsageError with a one-line
+/// reason for anything else that is wrong, such as "unknown option '--list'".
+bool parse_command_line(CLI::App& app, const std::vector<std::string>& args);
+
+/// Parses a chapter program's `args` (without the program name). Throws UsageError.
 Options parse_options(const std::vector<std::string>& args);
 
 /// Parses a count: digits with an optional K, M or G suffix (powers of two:

@@ -12,9 +12,16 @@
 
 #include <scan/registry.hpp>
 
+#include <functional>
+#include <string>
+
 namespace scan {
 
 /// Runs a chapter program. Returns the exit code (error.hpp); never throws.
 int run_chapter(const Chapter& chapter, int argc, char** argv);
+
+/// Runs a program's `body` and turns what it throws into one line on stderr
+/// ("PROGRAM: reason") and the matching exit code (error.hpp); never throws.
+int guarded_main(const std::string& program, const std::function<int()>& body);
 
 }  // namespace scan
