@@ -1,23 +1,13 @@
 #include "hierarchical.cuh"
 
-#include <mutex>
-
 namespace scan::ch08 {
 
 int fixed_grid_blocks() {
-  static int blocks = 0;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    int device = 0, sms = 0, per_sm = 0;
-    SCAN_CUDA(cudaGetDevice(&device));
-    SCAN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    // Occupancy of the float instantiation. 8-byte types use more registers
-    // and may fit fewer blocks; the extra blocks then run in a second wave,
-    // which costs some balance but never correctness: blocks of the fixed
-    // grid never wait for one another.
-    SCAN_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scan_chunks<float, Add>, kThreads, 0));
-    blocks = sms * (per_sm > 0 ? per_sm : 1);
-  });
+  // Occupancy of the float instantiation, counted once per process. 8-byte
+  // types use more registers and may fit fewer blocks; the extra blocks then
+  // run in a second wave, which costs some balance but never correctness:
+  // blocks of the fixed grid never wait for one another.
+  static const int blocks = resident_blocks(scan_chunks<float, Add>, kThreads);
   return blocks;
 }
 

@@ -37,18 +37,6 @@ inline constexpr int kTile = kThreads * kItems;
 template <class T>
 using Storage = ch07::TileStorage<T, kThreads, kItems, ch07::kBestArrangement>;
 
-/// The tile `tile` of n elements: where it starts and how many it holds.
-struct TileSpan {
-  std::int64_t start;  ///< index of its first element
-  int valid;           ///< its elements (kTile except for the last tile)
-};
-
-/// Start and size of tile `tile`.
-__device__ __forceinline__ TileSpan tile_span(std::int64_t tile, std::int64_t n) {
-  const std::int64_t start = tile * kTile;
-  return {start, n - start < kTile ? static_cast<int>(n - start) : kTile};
-}
-
 // [reduce tile]
 /// The combination of one tile's elements, known to every thread: load
 /// (16-byte vectors), fold each thread's items, combine across the block.
@@ -73,7 +61,7 @@ __device__ T reduce_tile(const T* in, TileSpan span, Op op, Storage<T>& storage)
 template <class T, class Op>
 __global__ void __launch_bounds__(kThreads) reduce_tiles(const T* in, std::int64_t n, T* tile_totals, Op op) {
   __shared__ Storage<T> storage;
-  const T total = reduce_tile(in, tile_span(blockIdx.x, n), op, storage);
+  const T total = reduce_tile(in, tile_span(blockIdx.x, kTile, n), op, storage);
   if (threadIdx.x == 0) tile_totals[blockIdx.x] = total;
 }
 
@@ -84,7 +72,7 @@ __global__ void __launch_bounds__(kThreads)
     scan_tiles_seeded(const T* in, T* out, std::int64_t n, Kind kind, const T* carries, Op op) {
   __shared__ Storage<T> storage;
   const T seed = carries != nullptr ? carries[blockIdx.x] : Op::template identity<T>();
-  const TileSpan span = tile_span(blockIdx.x, n);
+  const TileSpan span = tile_span(blockIdx.x, kTile, n);
   (void)ch07::scan_tile<ch07::kBestArrangement, kThreads, kItems>(in, out, span.start, span.valid, kind,
                                                                    seed, op, storage, StepLog<T>{});
 }
@@ -125,7 +113,7 @@ __global__ void __launch_bounds__(kThreads)
   const std::int64_t last = first + tiles_per_chunk < tiles ? first + tiles_per_chunk : tiles;
   T total = Op::template identity<T>();
   for (std::int64_t tile = first; tile < last; ++tile) {
-    total = op(total, reduce_tile(in, tile_span(tile, n), op, storage));  // earlier tiles on the left
+    total = op(total, reduce_tile(in, tile_span(tile, kTile, n), op, storage));  // earlier tiles on the left
   }
   if (threadIdx.x == 0) chunk_totals[blockIdx.x] = total;
 }
@@ -142,7 +130,7 @@ __global__ void __launch_bounds__(kThreads)
   const std::int64_t last = first + tiles_per_chunk < tiles ? first + tiles_per_chunk : tiles;
   T carry = chunk_carries[blockIdx.x];
   for (std::int64_t tile = first; tile < last; ++tile) {
-    const TileSpan span = tile_span(tile, n);
+    const TileSpan span = tile_span(tile, kTile, n);
     const T tile_total = ch07::scan_tile<ch07::kBestArrangement, kThreads, kItems>(
         in, out, span.start, span.valid, kind, carry, op, storage, StepLog<T>{});
     carry = op(carry, tile_total);
@@ -151,8 +139,8 @@ __global__ void __launch_bounds__(kThreads)
 }
 // [fixed-grid kernels]
 
-/// Blocks of the fixed grid: as many as fit on the device at once (queried
-/// once per process from the occupancy calculator).
+/// Blocks of the fixed grid: as many as fit on the device at once
+/// (resident_blocks() of scan_chunks, queried once per process).
 int fixed_grid_blocks();
 
 /// Registry entry: chapter 07's tile scan with the block-sum fix-up.

@@ -5,6 +5,7 @@
 #include <scan/error.hpp>
 #include <scan/types.hpp>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace scan {
@@ -69,6 +70,39 @@ unsigned grid_size(std::int64_t count, int threads);
 /// against the grid limit like grid_size().
 inline unsigned tile_count(std::int64_t n, std::int64_t tile) {
   return grid_size(ceil_div(n, tile), 1);
+}
+
+/// One tile of a tiled scan: where it starts and how many elements it holds.
+struct TileSpan {
+  std::int64_t start;  ///< index of the tile's first element
+  int valid;           ///< its elements: the tile size, fewer in the last tile
+};
+
+/// Tile number `index` of n elements cut into tiles of `tile` elements. A
+/// kernel with one tile per block asks for `tile_span(blockIdx.x, tile, n)`.
+/// (Templated so that the index arithmetic keeps the caller's integer types,
+/// e.g. the unsigned `blockIdx.x * blockDim.x`, and with them its code.)
+template <class Index, class Size>
+__device__ __forceinline__ TileSpan tile_span(Index index, Size tile, std::int64_t n) {
+  const std::int64_t start = static_cast<std::int64_t>(index) * tile;
+  return {start, n - start < tile ? static_cast<int>(n - start) : static_cast<int>(tile)};
+}
+
+/// Blocks of `kernel`, launched with `threads` threads and
+/// `dynamic_shared_bytes` of dynamic shared memory, that the current device
+/// holds at once: its SMs times the occupancy calculator's blocks per SM
+/// (counted as one when not even one block fits, so the count stays
+/// positive; launching such a kernel fails anyway). A grid of this many
+/// blocks runs in a single wave.
+template <class Kernel>
+int resident_blocks(Kernel kernel, int threads, std::size_t dynamic_shared_bytes = 0) {
+  int device = 0;
+  int sms = 0;
+  int per_sm = 0;
+  SCAN_CUDA(cudaGetDevice(&device));
+  SCAN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  SCAN_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_shared_bytes));
+  return sms * (per_sm > 0 ? per_sm : 1);
 }
 
 }  // namespace scan
