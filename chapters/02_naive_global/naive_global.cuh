@@ -66,10 +66,8 @@ __global__ void kogge_stone_step(const T* src, T* dst, std::int64_t n, std::int6
 template <class T, class Op>
 __global__ void kogge_stone_global_tiles(const T* in, T* out, std::int64_t n, Kind kind,
                                          T* tile_totals, Op op, StepLog<T> log) {
-  const std::int64_t tile_start = static_cast<std::int64_t>(blockIdx.x) * blockDim.x;
+  const auto [tile_start, tile_size] = tile_span(blockIdx.x, blockDim.x, n);  // this block's tile
   const std::int64_t i = tile_start + threadIdx.x;
-  const std::int64_t remaining = n - tile_start;
-  const int tile_size = remaining < blockDim.x ? static_cast<int>(remaining) : blockDim.x;
   const bool inside = threadIdx.x < tile_size;
 
   if (inside) out[i] = load_for_scan(in, i, kind, op);
@@ -89,8 +87,13 @@ __global__ void kogge_stone_global_tiles(const T* in, T* out, std::int64_t n, Ki
 }
 // [in-block global kernel]
 
-/// Labels "offset 1", "offset 2", ... for the steps of a Kogge-Stone scan of `tile` elements.
-std::vector<std::string> kogge_stone_labels(std::int64_t tile);
+/// Labels "offset 1", "offset 2", ... for the steps of a Kogge-Stone scan of
+/// `tile` elements (chapters 03 and 04 label their steps with it too).
+inline std::vector<std::string> kogge_stone_labels(std::int64_t tile) {
+  std::vector<std::string> labels;
+  for (std::int64_t offset = 1; offset < tile; offset *= 2) labels.push_back("offset " + std::to_string(offset));
+  return labels;
+}
 
 /// Registry entry: every thread sums its own prefix.
 struct Quadratic {
@@ -159,7 +162,8 @@ struct MultiLaunchKoggeStone {
 };
 // [multi-launch host loop]
 
-/// Registry entry: in-block Kogge-Stone in global memory plus the block-sum fix-up.
+/// Registry entry (through ScanByTiles): in-block Kogge-Stone in global
+/// memory plus the block-sum fix-up.
 struct InBlockGlobal {
   /// Name, summary and limits, for the registry.
   static VariantInfo info() {
@@ -167,27 +171,17 @@ struct InBlockGlobal {
             .summary = "Kogge-Stone per block in global memory, two barriers a step, block-sum fix-up",
             .block = 128,
             .takes_block = true,
-            .block_min = 2,
-            .items_per_thread = 1};
+            .block_min = 2};
   }
-  /// The scratch memory run() takes.
+  /// One element per thread.
+  static constexpr int kItems = 1;
+  /// The tile kernel.
   template <class T, class Op>
-  static void reserve(Workspace& workspace, std::int64_t n, int block_threads) {
-    reserve_by_tiles<T>(workspace, n, block_threads);
-  }
-  /// Scans r.in into r.out on r.stream.
-  template <class T, class Op>
-  static void run(const ScanRequest<T>& r, Op op) {
-    const int threads = r.block_threads;
-    scan_by_tiles(r, op, threads, [&](const TileLaunch<T>& t) {
-      const std::int64_t traced_tile = t.n < threads ? t.n : threads;
-      StepRecorder<T> steps(t.top_level ? r.trace : nullptr, ceil_log2(traced_tile));
-      kogge_stone_global_tiles<<<grid_size(t.n, threads), threads, 0, r.stream>>>(
-          t.in, t.out, t.n, t.kind, t.tile_totals, op, steps.log());
-      SCAN_CUDA_LAUNCH();
-      steps.publish(kogge_stone_labels(traced_tile));
-    });
-  }
+  static auto kernel() { return kogge_stone_global_tiles<T, Op>; }
+  /// No shared memory: the tile is scanned where it lies, in `out`.
+  static int shared_slots(int) { return 0; }
+  /// One row per step.
+  static std::vector<std::string> trace_labels(std::int64_t tile) { return kogge_stone_labels(tile); }
 };
 
 }  // namespace scan::ch02

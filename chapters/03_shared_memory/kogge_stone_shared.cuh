@@ -6,6 +6,8 @@
 /// common block-sum fix-up (block_sums.cuh) makes the tile scans a full scan.
 #pragma once
 
+#include "naive_global.cuh"  // chapter 02: the Kogge-Stone step labels
+
 #include <scan/block_sums.cuh>
 #include <scan/device.cuh>
 #include <scan/registry.hpp>
@@ -34,10 +36,8 @@ __global__ void kogge_stone_shared_tiles(const T* in, T* out, std::int64_t n, Ki
                                          T* tile_totals, Op op, StepLog<T> log) {
   T* tile = dynamic_shared<T>();
   const int t = threadIdx.x;
-  const std::int64_t tile_start = static_cast<std::int64_t>(blockIdx.x) * blockDim.x;
+  const auto [tile_start, tile_size] = tile_span(blockIdx.x, blockDim.x, n);  // this block's tile
   const std::int64_t i = tile_start + t;
-  const std::int64_t remaining = n - tile_start;
-  const int tile_size = remaining < blockDim.x ? static_cast<int>(remaining) : blockDim.x;
 
   if (t < tile_size) tile[t] = load_for_scan(in, i, kind, op);
   __syncthreads();
@@ -58,10 +58,8 @@ __global__ void kogge_stone_shared_tiles(const T* in, T* out, std::int64_t n, Ki
 }
 // [kogge-stone shared]
 
-/// "offset 1", "offset 2", ... for a tile of `tile` elements.
-std::vector<std::string> step_labels(std::int64_t tile);
-
-/// Registry entry: shared-memory Kogge-Stone with the block-sum fix-up.
+/// Registry entry (through ScanByTiles): shared-memory Kogge-Stone with the
+/// block-sum fix-up.
 struct KoggeStoneShared {
   /// Name, summary and limits, for the registry.
   static VariantInfo info() {
@@ -69,27 +67,17 @@ struct KoggeStoneShared {
             .summary = "Kogge-Stone on a shared-memory tile, two barriers per step, block-sum fix-up",
             .block = 128,
             .takes_block = true,
-            .block_min = 2,
-            .items_per_thread = 1};
+            .block_min = 2};
   }
-  /// The scratch memory run() takes.
+  /// One element per thread.
+  static constexpr int kItems = 1;
+  /// The tile kernel.
   template <class T, class Op>
-  static void reserve(Workspace& workspace, std::int64_t n, int block_threads) {
-    reserve_by_tiles<T>(workspace, n, block_threads);
-  }
-  /// Scans r.in into r.out on r.stream.
-  template <class T, class Op>
-  static void run(const ScanRequest<T>& r, Op op) {
-    const int threads = r.block_threads;
-    scan_by_tiles(r, op, threads, [&](const TileLaunch<T>& t) {
-      const std::int64_t traced_tile = t.n < threads ? t.n : threads;
-      StepRecorder<T> steps(t.top_level ? r.trace : nullptr, ceil_log2(traced_tile));
-      kogge_stone_shared_tiles<<<grid_size(t.n, threads), threads, threads * sizeof(T), r.stream>>>(
-          t.in, t.out, t.n, t.kind, t.tile_totals, op, steps.log());
-      SCAN_CUDA_LAUNCH();
-      steps.publish(step_labels(traced_tile));
-    });
-  }
+  static auto kernel() { return kogge_stone_shared_tiles<T, Op>; }
+  /// One shared slot per element of the tile.
+  static int shared_slots(int tile) { return tile; }
+  /// One row per step, labelled as in chapter 02.
+  static std::vector<std::string> trace_labels(std::int64_t tile) { return ch02::kogge_stone_labels(tile); }
 };
 
 }  // namespace scan::ch03

@@ -2,12 +2,16 @@
 /// \brief Chapter 04: Kogge-Stone with two shared buffers, one barrier per step.
 #pragma once
 
+#include "naive_global.cuh"  // chapter 02: the Kogge-Stone step labels
+
 #include <scan/block_sums.cuh>
 #include <scan/device.cuh>
 #include <scan/registry.hpp>
 #include <scan/trace.hpp>
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace scan::ch04 {
 
@@ -29,10 +33,8 @@ __global__ void kogge_stone_double_buffered(const T* in, T* out, std::int64_t n,
                                             T* tile_totals, Op op, StepLog<T> log) {
   T* buffers = dynamic_shared<T>();
   const int t = threadIdx.x;
-  const std::int64_t tile_start = static_cast<std::int64_t>(blockIdx.x) * blockDim.x;
+  const auto [tile_start, tile_size] = tile_span(blockIdx.x, blockDim.x, n);  // this block's tile
   const std::int64_t i = tile_start + t;
-  const std::int64_t remaining = n - tile_start;
-  const int tile_size = remaining < blockDim.x ? static_cast<int>(remaining) : blockDim.x;
 
   T* src = buffers;
   T* dst = buffers + blockDim.x;
@@ -54,7 +56,8 @@ __global__ void kogge_stone_double_buffered(const T* in, T* out, std::int64_t n,
 }
 // [double-buffered kernel]
 
-/// Registry entry: double-buffered Kogge-Stone with the block-sum fix-up.
+/// Registry entry (through ScanByTiles): double-buffered Kogge-Stone with the
+/// block-sum fix-up.
 struct KoggeStoneDoubleBuffered {
   /// Name, summary and limits, for the registry.
   static VariantInfo info() {
@@ -62,17 +65,17 @@ struct KoggeStoneDoubleBuffered {
             .summary = "Kogge-Stone with two shared buffers, one barrier per step, block-sum fix-up",
             .block = 128,
             .takes_block = true,
-            .block_min = 2,
-            .items_per_thread = 1};
+            .block_min = 2};
   }
-  /// The scratch memory run() takes.
+  /// One element per thread.
+  static constexpr int kItems = 1;
+  /// The tile kernel.
   template <class T, class Op>
-  static void reserve(Workspace& workspace, std::int64_t n, int block_threads) {
-    reserve_by_tiles<T>(workspace, n, block_threads);
-  }
-  /// Scans r.in into r.out on r.stream.
-  template <class T, class Op>
-  static void run(const ScanRequest<T>& r, Op op);
+  static auto kernel() { return kogge_stone_double_buffered<T, Op>; }
+  /// Two buffers of one slot per element of the tile.
+  static int shared_slots(int tile) { return 2 * tile; }
+  /// One row per step, labelled as in chapter 02.
+  static std::vector<std::string> trace_labels(std::int64_t tile) { return ch02::kogge_stone_labels(tile); }
 };
 
 }  // namespace scan::ch04

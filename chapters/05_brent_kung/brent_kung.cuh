@@ -93,9 +93,7 @@ __global__ void brent_kung_divergent(const T* in, T* out, std::int64_t n, Kind k
                                      T* tile_totals, Op op, StepLog<T> log) {
   T* a = dynamic_shared<T>();
   const int t = threadIdx.x;
-  const std::int64_t tile_start = static_cast<std::int64_t>(blockIdx.x) * blockDim.x;
-  const std::int64_t remaining = n - tile_start;
-  const int tile_size = remaining < blockDim.x ? static_cast<int>(remaining) : blockDim.x;
+  const auto [tile_start, tile_size] = tile_span(blockIdx.x, blockDim.x, n);  // this block's tile
   const int span = next_pow2(tile_size);
   load_tile(in, a, tile_start, tile_size, span, kind, op, PlainLayout{});
   __syncthreads();
@@ -153,9 +151,7 @@ __global__ void brent_kung_contiguous(const T* in, T* out, std::int64_t n, Kind 
                                       T* tile_totals, Op op, StepLog<T> log) {
   T* a = dynamic_shared<T>();
   const int tile = ItemsPerThread * blockDim.x;
-  const std::int64_t tile_start = static_cast<std::int64_t>(blockIdx.x) * tile;
-  const std::int64_t remaining = n - tile_start;
-  const int tile_size = remaining < tile ? static_cast<int>(remaining) : tile;
+  const auto [tile_start, tile_size] = tile_span(blockIdx.x, tile, n);  // this block's tile
   const int span = next_pow2(tile_size);
   load_tile(in, a, tile_start, tile_size, span, kind, op, Layout{});
   __syncthreads();
@@ -183,9 +179,7 @@ __global__ void blelloch_scan(const T* in, T* out, std::int64_t n, Kind kind, T*
   T* a = dynamic_shared<T>();
   const int t = threadIdx.x;
   const int tile = 2 * blockDim.x;
-  const std::int64_t tile_start = static_cast<std::int64_t>(blockIdx.x) * tile;
-  const std::int64_t remaining = n - tile_start;
-  const int tile_size = remaining < tile ? static_cast<int>(remaining) : tile;
+  const auto [tile_start, tile_size] = tile_span(blockIdx.x, tile, n);  // this block's tile
   const int span = next_pow2(tile_size);
   // The tree scans the tile's own elements; the kind decides the output.
   load_tile(in, a, tile_start, tile_size, span, Kind::inclusive, op, PlainLayout{});
@@ -223,51 +217,33 @@ __global__ void blelloch_scan(const T* in, T* out, std::int64_t n, Kind kind, T*
 }
 // [blelloch]
 
-/// Trace labels for a Brent-Kung tree over `span` elements.
-std::vector<std::string> brent_kung_labels(int span);
-/// Trace labels for Blelloch's scan over `span` elements.
-std::vector<std::string> blelloch_labels(int span);
+/// Trace labels for a Brent-Kung tree over a tile of `tile` elements
+/// (padded to a power of two, as the kernels do).
+std::vector<std::string> brent_kung_labels(std::int64_t tile);
+/// Trace labels for Blelloch's scan over a tile of `tile` elements.
+std::vector<std::string> blelloch_labels(std::int64_t tile);
 
-/// Shared bytes and the trace for launching one of the kernels above on a
-/// TileLaunch; `tile` is the tile's element count, `slots` its shared size.
-template <class T, class Op, class Launch>
-void launch_tiles(const ScanRequest<T>& r, Op op, int tile, int slots, bool blelloch, Launch&& launch) {
-  const int threads = r.block_threads;
-  scan_by_tiles(r, op, tile, [&](const TileLaunch<T>& t) {
-    int span = 1;
-    while (span < (t.n < tile ? t.n : tile)) span *= 2;
-    StepRecorder<T> steps(t.top_level ? r.trace : nullptr, 2 * ceil_log2(span) + 2);
-    launch(t, tile_count(t.n, tile), threads, static_cast<std::size_t>(slots) * sizeof(T), steps.log());
-    SCAN_CUDA_LAUNCH();
-    steps.publish(blelloch ? blelloch_labels(span) : brent_kung_labels(span));
-  });
-}
-
-/// Registry entry: the textbook's divergent mapping.
+/// Registry entry (through ScanByTiles): the textbook's divergent mapping.
 struct Divergent {
   /// Name, summary and limits, for the registry.
   static VariantInfo info() {
     return {.name = "divergent",
             .summary = "Brent-Kung, one element per thread, active threads scattered over warps",
-            .block = 128, .takes_block = true, .block_min = 2, .items_per_thread = 1};
+            .block = 128, .takes_block = true, .block_min = 2};
   }
-  /// The scratch memory run() takes.
+  /// One element per thread.
+  static constexpr int kItems = 1;
+  /// The tile kernel.
   template <class T, class Op>
-  static void reserve(Workspace& workspace, std::int64_t n, int block_threads) {
-    reserve_by_tiles<T>(workspace, n, block_threads);
-  }
-  /// Scans r.in into r.out on r.stream.
-  template <class T, class Op>
-  static void run(const ScanRequest<T>& r, Op op) {
-    launch_tiles(r, op, r.block_threads, r.block_threads, false,
-                 [&](const TileLaunch<T>& t, unsigned blocks, int threads, std::size_t shared, StepLog<T> log) {
-                   brent_kung_divergent<<<blocks, threads, shared, r.stream>>>(t.in, t.out, t.n, t.kind,
-                                                                               t.tile_totals, op, log);
-                 });
-  }
+  static auto kernel() { return brent_kung_divergent<T, Op>; }
+  /// One shared slot per element of the tile.
+  static int shared_slots(int tile) { return tile; }
+  /// One row per tree step.
+  static std::vector<std::string> trace_labels(std::int64_t tile) { return brent_kung_labels(tile); }
 };
 
-/// Registry entry: contiguous mapping, `Items` elements per thread, a layout.
+/// Registry entry (through ScanByTiles): contiguous mapping, `Items`
+/// elements per thread, a shared-memory layout.
 template <int Items, class Layout>
 struct Contiguous {
   /// Name, summary and limits, for the registry.
@@ -275,57 +251,46 @@ struct Contiguous {
     if constexpr (std::is_same_v<Layout, PaddedLayout>) {
       return {.name = "padded",
               .summary = "two elements per thread, shared memory padded against bank conflicts",
-              .block = 128, .takes_block = true, .block_min = 2, .items_per_thread = 2};
+              .block = 128, .takes_block = true, .block_min = 2};
     } else if constexpr (Items == 2) {
       return {.name = "two-per-thread",
               .summary = "Brent-Kung, contiguous mapping, two elements per thread: no idle first step",
-              .block = 128, .takes_block = true, .block_min = 2, .items_per_thread = 2};
+              .block = 128, .takes_block = true, .block_min = 2};
     } else {
       return {.name = "contiguous",
               .summary = "Brent-Kung, one element per thread, active threads packed into few warps",
-              .block = 128, .takes_block = true, .block_min = 2, .items_per_thread = 1};
+              .block = 128, .takes_block = true, .block_min = 2};
     }
   }
-  /// The scratch memory run() takes.
+  /// Elements per thread.
+  static constexpr int kItems = Items;
+  /// The tile kernel.
   template <class T, class Op>
-  static void reserve(Workspace& workspace, std::int64_t n, int block_threads) {
-    reserve_by_tiles<T>(workspace, n, Items * block_threads);
-  }
-  /// Scans r.in into r.out on r.stream.
-  template <class T, class Op>
-  static void run(const ScanRequest<T>& r, Op op) {
-    const int tile = Items * r.block_threads;
-    launch_tiles(r, op, tile, Layout::slots(tile), false,
-                 [&](const TileLaunch<T>& t, unsigned blocks, int threads, std::size_t shared, StepLog<T> log) {
-                   brent_kung_contiguous<Items, T, Op, Layout><<<blocks, threads, shared, r.stream>>>(
-                       t.in, t.out, t.n, t.kind, t.tile_totals, op, log);
-                 });
-  }
+  static auto kernel() { return brent_kung_contiguous<Items, T, Op, Layout>; }
+  /// The layout's shared slots for the tile.
+  static int shared_slots(int tile) { return Layout::slots(tile); }
+  /// One row per tree step.
+  static std::vector<std::string> trace_labels(std::int64_t tile) { return brent_kung_labels(tile); }
 };
 
-/// Registry entry: Blelloch's exclusive up-sweep / down-sweep.
+/// Registry entry (through ScanByTiles): Blelloch's exclusive up-sweep /
+/// down-sweep.
 struct Blelloch {
   /// Name, summary and limits, for the registry.
   static VariantInfo info() {
     return {.name = "blelloch",
             .summary = "Blelloch's exclusive up-sweep/down-sweep, two elements per thread",
-            .block = 128, .takes_block = true, .block_min = 2, .items_per_thread = 2};
+            .block = 128, .takes_block = true, .block_min = 2};
   }
-  /// The scratch memory run() takes.
+  /// Two elements per thread.
+  static constexpr int kItems = 2;
+  /// The tile kernel.
   template <class T, class Op>
-  static void reserve(Workspace& workspace, std::int64_t n, int block_threads) {
-    reserve_by_tiles<T>(workspace, n, 2 * block_threads);
-  }
-  /// Scans r.in into r.out on r.stream.
-  template <class T, class Op>
-  static void run(const ScanRequest<T>& r, Op op) {
-    const int tile = 2 * r.block_threads;
-    launch_tiles(r, op, tile, tile, true,
-                 [&](const TileLaunch<T>& t, unsigned blocks, int threads, std::size_t shared, StepLog<T> log) {
-                   blelloch_scan<<<blocks, threads, shared, r.stream>>>(t.in, t.out, t.n, t.kind,
-                                                                        t.tile_totals, op, log);
-                 });
-  }
+  static auto kernel() { return blelloch_scan<T, Op>; }
+  /// One shared slot per element of the tile.
+  static int shared_slots(int tile) { return tile; }
+  /// One row per tree step, and one for the root.
+  static std::vector<std::string> trace_labels(std::int64_t tile) { return blelloch_labels(tile); }
 };
 
 }  // namespace scan::ch05

@@ -42,7 +42,7 @@ std::vector<std::string> step_labels() {
 
 const Chapter& chapter() {
   static const Chapter c{"06", "warp_shuffle", "Warp shuffles", Where::device,
-                         {gpu_variant<WarpShuffle>(), gpu_variant<CubBlockScan>()}};
+                         {gpu_variant<ScanByTiles<WarpShuffle>>(), gpu_variant<CubBlockScan>()}};
   return c;
 }
 

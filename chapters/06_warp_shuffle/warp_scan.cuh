@@ -166,31 +166,24 @@ __global__ void warp_shuffle_tiles(const T* in, T* out, std::int64_t n, Kind kin
 /// Trace labels: the five shuffle steps, then the add-back.
 std::vector<std::string> step_labels();
 
-/// Registry entry: block scan from warp shuffles, block-sum fix-up.
+/// Registry entry (through ScanByTiles): block scan from warp shuffles,
+/// block-sum fix-up.
 struct WarpShuffle {
   /// Name, summary and limits, for the registry.
   static VariantInfo info() {
     return {.name = "warp-shuffle",
             .summary = "warp scans with __shfl_up_sync, one warp scans the warp totals, block-sum fix-up",
-            .block = 512, .takes_block = true, .block_min = 32, .items_per_thread = 1};
+            .block = 512, .takes_block = true, .block_min = 32};
   }
-  /// The scratch memory run() takes.
+  /// One element per thread.
+  static constexpr int kItems = 1;
+  /// The tile kernel.
   template <class T, class Op>
-  static void reserve(Workspace& workspace, std::int64_t n, int block_threads) {
-    reserve_by_tiles<T>(workspace, n, block_threads);
-  }
-  /// Scans r.in into r.out on r.stream.
-  template <class T, class Op>
-  static void run(const ScanRequest<T>& r, Op op) {
-    const int threads = r.block_threads;
-    scan_by_tiles(r, op, threads, [&](const TileLaunch<T>& t) {
-      StepRecorder<T> steps(t.top_level ? r.trace : nullptr, kWarpSteps + 1);
-      warp_shuffle_tiles<<<tile_count(t.n, threads), threads, 0, r.stream>>>(t.in, t.out, t.n, t.kind,
-                                                                            t.tile_totals, op, steps.log());
-      SCAN_CUDA_LAUNCH();
-      steps.publish(step_labels());
-    });
-  }
+  static auto kernel() { return warp_shuffle_tiles<T, Op>; }
+  /// No dynamic shared memory: the block scan's storage is static.
+  static int shared_slots(int) { return 0; }
+  /// The same steps for any tile: five shuffles and the add-back.
+  static std::vector<std::string> trace_labels(std::int64_t) { return step_labels(); }
 };
 
 /// Registry entry: cub::BlockScan on the same tiles, for comparison.

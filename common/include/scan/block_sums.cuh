@@ -20,8 +20,11 @@
 #include <scan/trace.hpp>
 
 #include <array>
-#include <limits>
+#include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
 
 namespace scan {
 
@@ -165,5 +168,55 @@ void scan_by_tiles(const ScanRequest<T>& r, Op op, std::int64_t tile, TileScan&&
   const auto levels = detail::take_levels<T>(workspace, r.n, tile);
   detail::scan_level(r.in, r.out, r.n, r.kind, tile, levels, 0, op, r.stream, r.trace, scan_tiles);
 }
+
+/// A registry entry made of one tile kernel and the block-sum fix-up: how
+/// chapters 02 to 06 register their tile kernels, so that a new tile kernel
+/// is one small description, registered as `gpu_variant<ScanByTiles<MyTiles>>()`:
+/// \code
+/// struct MyTiles {
+///   static VariantInfo info();               // name, summary, block limits
+///   static constexpr int kItems = 1;         // elements per thread: tile = kItems x block
+///   template <class T, class Op>
+///   static auto kernel() { return my_tile_kernel<T, Op>; }
+///   static int shared_slots(int tile);       // dynamic shared memory, in elements of T
+///   static std::vector<std::string> trace_labels(std::int64_t tile);  // one per recorded step
+/// };
+/// \endcode
+/// The kernel, `(const T* in, T* out, std::int64_t n, Kind kind, T* tile_totals, Op op, StepLog<T> log)`,
+/// scans one tile per block as scan_by_tiles() asks and records its steps in
+/// `log` (a null log unless the user asked for `--trace`). For the trace,
+/// `tile` is the first tile's size: the full tile, or n when n is smaller.
+template <class Tiles>
+struct ScanByTiles {
+  /// Name, summary and limits of the description; items_per_thread is kItems.
+  static VariantInfo info() {
+    VariantInfo v = Tiles::info();
+    v.items_per_thread = Tiles::kItems;
+    return v;
+  }
+  /// The scratch memory run() takes: the tile totals of every level.
+  template <class T, class Op>
+  static void reserve(Workspace& workspace, std::int64_t n, int block_threads) {
+    reserve_by_tiles<T>(workspace, n, Tiles::kItems * block_threads);
+  }
+  /// Scans r.in into r.out on r.stream.
+  template <class T, class Op>
+  static void run(const ScanRequest<T>& r, Op op) {
+    const int threads = r.block_threads;
+    const int tile = Tiles::kItems * threads;
+    const std::size_t shared_bytes = static_cast<std::size_t>(Tiles::shared_slots(tile)) * sizeof(T);
+    const auto kernel = Tiles::template kernel<T, Op>();
+    scan_by_tiles(r, op, tile, [&](const TileLaunch<T>& t) {
+      Trace* trace = t.top_level ? r.trace : nullptr;  // only the first level is traced
+      const std::vector<std::string> labels =
+          trace != nullptr ? Tiles::trace_labels(t.n < tile ? t.n : tile) : std::vector<std::string>{};
+      StepRecorder<T> steps(trace, static_cast<int>(labels.size()));
+      kernel<<<grid_size(t.n, tile), threads, shared_bytes, r.stream>>>(t.in, t.out, t.n, t.kind,
+                                                                       t.tile_totals, op, steps.log());
+      SCAN_CUDA_LAUNCH();
+      steps.publish(labels);
+    });
+  }
+};
 
 }  // namespace scan
