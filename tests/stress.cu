@@ -2,12 +2,19 @@
 // on the device, for the single-pass chapters whose correctness depends on
 // timing (chained and look-back scans).
 //
-//   scan_stress --chapter 10 --variant tuned --n 16777219 --runs 1000 [--streams 2]
+//   scan_stress --chapter 11 --variant tuned --n 16777219 --runs 1000 [--streams 2]
+//   scan_stress --chapter 11 --variant deterministic --type float --identical
 //
 // Each run writes a freshly poisoned output; a kernel compares it with the
-// reference (computed once on the host) and counts mismatches. With
-// --streams 2 two scans with separate workspaces run concurrently on two
-// streams, so per-launch state that leaked between calls would show.
+// reference and counts mismatches. int32 (the default): the reference is
+// the oracle's, computed once on the host, and every element must match.
+// float: the input is real-valued (sums round), the first run is checked
+// on the host against the oracle within what the summation can lose
+// (verify.hpp), and every later run is compared bit for bit with the first;
+// the program reports how many runs differed and by how much, and with
+// --identical a run that differs is a wrong run. With --streams 2 two scans
+// with separate workspaces run concurrently on two streams, so per-launch
+// state that leaked between calls would show.
 // Exit codes as everywhere: 0 all runs right, 1 a wrong run, 2 usage, 3 CUDA.
 #include <scan/device.cuh>
 #include <scan/device_buffer.hpp>
@@ -22,6 +29,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -33,20 +41,26 @@ namespace {
 
 using scan::DeviceBuffer;
 
-__global__ void count_mismatches(const std::int32_t* got, const std::int32_t* expected, std::int64_t n,
-                                 unsigned long long* wrong, unsigned long long* first_bad) {
+/// Counts the elements whose bits differ between `got` and `expected`, and
+/// finds the first.
+template <class T>
+__global__ void count_mismatches(const T* got, const T* expected, std::int64_t n, unsigned long long* wrong,
+                                 unsigned long long* first_bad) {
+  static_assert(sizeof(T) == 4, "compared as 32-bit words");
   const std::int64_t i = scan::global_thread_index();
-  if (i < n && got[i] != expected[i]) {
+  if (i < n && reinterpret_cast<const unsigned*>(got)[i] != reinterpret_cast<const unsigned*>(expected)[i]) {
     atomicAdd(wrong, 1ull);
     atomicMin(first_bad, static_cast<unsigned long long>(i));
   }
 }
 
 struct Options {
-  std::string chapter = "10", variant = "tuned";
+  std::string chapter = "11", variant = "tuned";
   std::int64_t n = (std::int64_t{1} << 24) + 3;
   int runs = 1000, streams = 1;
   scan::Kind kind = scan::Kind::inclusive;
+  bool real = false;       ///< float sums of real-valued inputs instead of int32
+  bool identical = false;  ///< float: a run that differs from the first is wrong
 };
 
 /// The command line, or nothing after `--help` was printed.
@@ -54,18 +68,125 @@ std::optional<Options> parse(int argc, char** argv) {
   Options o;
   CLI::App app("Runs one single-pass variant many times and checks every run on the device.", "scan_stress");
   scan::configure_app(app);
-  scan::add_value_option(app, "--chapter", "NN", "chapter number [10]", [&o](const std::string& v) { o.chapter = v; });
+  scan::add_value_option(app, "--chapter", "NN", "chapter number [11]", [&o](const std::string& v) { o.chapter = v; });
   scan::add_value_option(app, "--variant", "V", "variant name [tuned]", [&o](const std::string& v) { o.variant = v; });
   scan::add_count_option(app, "--n", o.n, "elements, with K/M/G suffixes [16777219]");
   scan::add_int_option(app, "--runs", o.runs, 1, 100000000, "runs per stream [1000]");
   scan::add_int_option(app, "--streams", o.streams, 1, 8, "concurrent streams, each with its own workspace [1]");
   scan::add_kind_option(app, o.kind);
+  std::string type = "int32";
+  app.add_option("--type", type, "int32 (checked against the oracle) or float (real-valued, runs compared)")
+      ->check(CLI::IsMember({"int32", "float"}));
+  app.add_flag("--identical", o.identical, "float: every run must equal the first bit for bit");
   if (!scan::parse_command_line(app, std::vector<std::string>(argv + 1, argv + argc))) {
     std::printf("%s", app.help().c_str());
     return std::nullopt;
   }
   if (o.n < 1) throw scan::UsageError("--n must be at least 1");
+  o.real = type == "float";
+  if (o.identical && !o.real) throw scan::UsageError("--identical needs --type float");
   return o;
+}
+
+template <class T>
+int stress(const Options& o, const scan::Variant& variant) {
+  constexpr scan::DType kType = scan::dtype_of<T>();
+  const auto input = scan::generate_input<T>(o.n, 2024, o.real ? scan::Distribution::real_valued
+                                                               : scan::Distribution::typical);
+  DeviceBuffer<T> d_in(input);
+  DeviceBuffer<T> d_expected(static_cast<std::size_t>(o.n));
+  DeviceBuffer<unsigned long long> counters(2);
+  if (!o.real) {
+    std::vector<T> expected(input.size());
+    scan::reference_scan(input.data(), expected.data(), o.n, o.kind, scan::Add{});
+    d_expected = DeviceBuffer<T>(expected);
+  }
+
+  struct Lane {
+    cudaStream_t stream{};
+    DeviceBuffer<T> out;
+    DeviceBuffer<std::byte> workspace;
+  };
+  std::vector<Lane> lanes(static_cast<std::size_t>(o.streams));
+  const std::size_t ws_bytes = variant.workspace_bytes(kType, scan::OpId::add, o.n, 0);
+  for (auto& lane : lanes) {
+    SCAN_CUDA(cudaStreamCreateWithFlags(&lane.stream, cudaStreamNonBlocking));
+    lane.out = DeviceBuffer<T>(static_cast<std::size_t>(o.n));
+    lane.workspace = DeviceBuffer<std::byte>(ws_bytes);
+  }
+
+  const auto begin = std::chrono::steady_clock::now();
+  long long failed_runs = 0, differing_runs = 0;
+  unsigned long long most_differing = 0;
+  bool have_first = !o.real;  // float: the first run becomes the expected output
+  bool first_verified = true;
+  for (int run = 0; run < o.runs; ++run) {
+    for (auto& lane : lanes) {
+      SCAN_CUDA(cudaMemsetAsync(lane.out.data(), scan::poison_byte<T>(), lane.out.bytes(), lane.stream));
+      scan::ErasedRequest r;
+      r.in = d_in.data();
+      r.out = lane.out.data();
+      r.n = o.n;
+      r.kind = o.kind;
+      r.workspace = scan::Workspace(lane.workspace.data(), ws_bytes);
+      r.stream = lane.stream;
+      variant.run(kType, scan::OpId::add, r);
+    }
+    for (std::size_t s = 0; s < lanes.size(); ++s) {
+      SCAN_CUDA(cudaStreamSynchronize(lanes[s].stream));
+      if (!have_first) {
+        // The first float run: checked on the host, then the reference for the others.
+        const std::vector<T> first = lanes[s].out.to_host();
+        const scan::VerifyReport report = scan::verify_scan(input, first, o.kind, scan::Add{});
+        if (!report.ok) {
+          std::printf("run %d: %s\n", run, report.describe().c_str());
+          ++failed_runs;
+          first_verified = false;
+        }
+        SCAN_CUDA(cudaMemcpy(d_expected.data(), lanes[s].out.data(), lanes[s].out.bytes(), cudaMemcpyDeviceToDevice));
+        have_first = true;
+        continue;
+      }
+      const unsigned long long reset[2] = {0, ~0ull};
+      SCAN_CUDA(cudaMemcpy(counters.data(), reset, sizeof reset, cudaMemcpyHostToDevice));
+      count_mismatches<<<scan::grid_size(o.n, 256), 256>>>(lanes[s].out.data(), d_expected.data(), o.n,
+                                                          counters.data(), counters.data() + 1);
+      SCAN_CUDA_LAUNCH();
+      unsigned long long result[2];
+      SCAN_CUDA(cudaMemcpy(result, counters.data(), sizeof result, cudaMemcpyDeviceToHost));
+      if (result[0] == 0) continue;
+      if (o.real) {
+        ++differing_runs;
+        most_differing = std::max(most_differing, result[0]);
+        if (!o.identical) continue;
+      }
+      if (failed_runs++ < 5) {
+        T got{}, want{};
+        SCAN_CUDA(cudaMemcpy(&got, lanes[s].out.data() + result[1], sizeof got, cudaMemcpyDeviceToHost));
+        SCAN_CUDA(cudaMemcpy(&want, d_expected.data() + result[1], sizeof want, cudaMemcpyDeviceToHost));
+        std::printf("run %d, stream %zu: %llu of %lld differ from the %s; first at %llu: expected %s, got %s\n", run,
+                    s, result[0], static_cast<long long>(o.n), o.real ? "first run" : "reference", result[1],
+                    scan::format_value(want).c_str(), scan::format_value(got).c_str());
+      }
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  for (auto& lane : lanes) (void)cudaStreamDestroy(lane.stream);
+  const long long compared = static_cast<long long>(o.runs) * o.streams - (o.real ? 1 : 0);
+  std::printf("scan_stress: chapter %s variant %s, n = %lld, %s %s, %d runs x %d streams (%u tiles per run): ",
+              o.chapter.c_str(), o.variant.c_str(), static_cast<long long>(o.n),
+              o.real ? "float (real-valued)" : "int32", std::string(scan::kind_name(o.kind)).c_str(), o.runs,
+              o.streams,
+              variant.info.items_per_thread > 0
+                  ? scan::tile_count(o.n, static_cast<std::int64_t>(variant.info.block) * variant.info.items_per_thread)
+                  : 0u);
+  if (o.real) {
+    std::printf("first run %s; %lld of %lld later runs differ bit for bit from it (at most %llu elements); ",
+                first_verified ? "verified" : "WRONG", differing_runs, compared,
+                most_differing);
+  }
+  std::printf("%lld wrong runs, %.1f s\n", failed_runs, seconds);
+  return failed_runs == 0 ? scan::kExitOk : scan::kExitWrongResult;
 }
 
 int stress(const Options& o) {
@@ -76,72 +197,13 @@ int stress(const Options& o) {
   if (variant == nullptr || variant->where != scan::Where::device) {
     throw scan::UsageError("no GPU variant '" + o.variant + "' in chapter " + o.chapter);
   }
+  const scan::DType type = o.real ? scan::DType::f32 : scan::DType::i32;
+  if (!variant->supports(type, scan::OpId::add)) {
+    throw scan::UsageError("variant '" + o.variant + "' is not built for " + std::string(scan::dtype_name(type)) +
+                           " sums");
+  }
   scan::require_device();
-
-  const auto input = scan::generate_input<std::int32_t>(o.n, 2024);
-  std::vector<std::int32_t> expected(input.size());
-  scan::reference_scan(input.data(), expected.data(), o.n, o.kind, scan::Add{});
-  DeviceBuffer<std::int32_t> d_in(input), d_expected(expected);
-  DeviceBuffer<unsigned long long> counters(2);
-
-  struct Lane {
-    cudaStream_t stream{};
-    DeviceBuffer<std::int32_t> out;
-    DeviceBuffer<std::byte> workspace;
-  };
-  std::vector<Lane> lanes(static_cast<std::size_t>(o.streams));
-  const std::size_t ws_bytes = variant->workspace_bytes(scan::DType::i32, scan::OpId::add, o.n, variant->info.block);
-  for (auto& lane : lanes) {
-    SCAN_CUDA(cudaStreamCreateWithFlags(&lane.stream, cudaStreamNonBlocking));
-    lane.out = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(o.n));
-    lane.workspace = DeviceBuffer<std::byte>(ws_bytes);
-  }
-
-  const auto begin = std::chrono::steady_clock::now();
-  long long failed_runs = 0;
-  for (int run = 0; run < o.runs; ++run) {
-    for (auto& lane : lanes) {
-      SCAN_CUDA(cudaMemsetAsync(lane.out.data(), scan::poison_byte<std::int32_t>(), lane.out.bytes(), lane.stream));
-      scan::ErasedRequest r;
-      r.in = d_in.data();
-      r.out = lane.out.data();
-      r.n = o.n;
-      r.kind = o.kind;
-      r.workspace = scan::Workspace(lane.workspace.data(), ws_bytes);
-      r.stream = lane.stream;
-      r.block_threads = variant->info.block;
-      variant->run(scan::DType::i32, scan::OpId::add, r);
-    }
-    for (std::size_t s = 0; s < lanes.size(); ++s) {
-      SCAN_CUDA(cudaStreamSynchronize(lanes[s].stream));
-      const unsigned long long reset[2] = {0, ~0ull};
-      SCAN_CUDA(cudaMemcpy(counters.data(), reset, sizeof reset, cudaMemcpyHostToDevice));
-      count_mismatches<<<scan::grid_size(o.n, 256), 256>>>(lanes[s].out.data(), d_expected.data(), o.n,
-                                                          counters.data(), counters.data() + 1);
-      SCAN_CUDA_LAUNCH();
-      unsigned long long result[2];
-      SCAN_CUDA(cudaMemcpy(result, counters.data(), sizeof result, cudaMemcpyDeviceToHost));
-      if (result[0] != 0) {
-        if (failed_runs++ < 5) {
-          std::int32_t got = 0;
-          SCAN_CUDA(cudaMemcpy(&got, lanes[s].out.data() + result[1], sizeof got, cudaMemcpyDeviceToHost));
-          std::printf("run %d, stream %zu: %llu of %lld wrong; first at %llu: expected %d, got %d\n", run, s,
-                      result[0], static_cast<long long>(o.n), result[1], expected[result[1]], got);
-        }
-      }
-    }
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  for (auto& lane : lanes) (void)cudaStreamDestroy(lane.stream);
-  std::printf("scan_stress: chapter %s variant %s, n = %lld, %s, %d runs x %d streams (%u tiles per run): "
-              "%lld wrong runs, %.1f s\n",
-              o.chapter.c_str(), o.variant.c_str(), static_cast<long long>(o.n),
-              std::string(scan::kind_name(o.kind)).c_str(), o.runs, o.streams,
-              variant->info.items_per_thread > 0
-                  ? scan::tile_count(o.n, static_cast<std::int64_t>(variant->info.block) * variant->info.items_per_thread)
-                  : 0u,
-              failed_runs, seconds);
-  return failed_runs == 0 ? scan::kExitOk : scan::kExitWrongResult;
+  return o.real ? stress<float>(o, *variant) : stress<std::int32_t>(o, *variant);
 }
 
 }  // namespace

@@ -140,11 +140,23 @@ TEST_CASE("a GPU chapter runs, handles n = 0, and refuses what does not fit", "[
 
 TEST_CASE("single-pass scans stay right over repeated and concurrent runs", "[gpu][stress]") {
   require_gpu();
-  for (const char* target : {"--chapter 09 --variant chained", "--chapter 10 --variant serial-lookback",
-                             "--chapter 10 --variant warp-lookback", "--chapter 10 --variant tuned"}) {
+  for (const char* target :
+       {"--chapter 09 --variant chained", "--chapter 10 --variant serial-lookback",
+        "--chapter 10 --variant warp-lookback", "--chapter 10 --variant packed-settle", "--chapter 11 --variant tuned",
+        "--chapter 11 --variant bulk", "--chapter 11 --variant lookback-warp", "--chapter 11 --variant deterministic"}) {
     const ProgramResult r = run_program("scan_stress", std::string(target) + " --n 1M --runs 50 --streams 2");
     INFO(r.output);
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.output, ContainsSubstring(" 0 wrong runs"));
   }
+}
+
+TEST_CASE("the deterministic scan's float sums are the same on every run", "[gpu][stress]") {
+  require_gpu();
+  // Real-valued inputs over many tiles, two streams: every run must equal the first bit for bit.
+  const ProgramResult r = run_program(
+      "scan_stress", "--chapter 11 --variant deterministic --type float --identical --n 16777219 --runs 100 --streams 2");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, ContainsSubstring("0 of 199 later runs differ"));
 }

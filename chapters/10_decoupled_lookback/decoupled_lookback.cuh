@@ -8,6 +8,9 @@
 /// it. A waiting tile looks back over its predecessors, combining their
 /// aggregates, until it meets one that has published an inclusive prefix.
 /// Aggregates need no waiting on anyone, so tiles no longer form a chain.
+///
+/// The pieces here (tile states, look-backs, back-off, the kernel) are
+/// reused by chapter 11, which tunes them to the copy's speed.
 #pragma once
 
 #include "coarsening.cuh"   // chapter 07: the tile pieces
@@ -28,8 +31,6 @@ namespace scan::ch10 {
 
 /// The chapter's variants.
 const Chapter& chapter();
-
-using ch07::Arrangement;
 
 /// What a tile has published so far.
 enum class Status : unsigned {
@@ -105,8 +106,8 @@ struct BackOff {
   /// aggregate would otherwise look at once at predecessors that started
   /// moments before it: most are still looking back themselves, so it finds
   /// aggregates and walks on, window after window, while its block holds its
-  /// place on the SM. A few microseconds later the nearest predecessors
-  /// have published their prefixes. The text measures what this buys.
+  /// place on the SM. A little later the nearest predecessors have
+  /// published their prefixes. The text measures what this buys.
   unsigned settle_ns;
   unsigned first_nap_ns;  ///< sleep after a look that found a tile empty (0: spin without sleeping)
   unsigned max_nap_ns;    ///< each further nap doubles, up to this
@@ -132,7 +133,7 @@ struct BackOff {
 // [back-off]
 
 /// Spin hot: look again at once.
-inline constexpr BackOff kNoBackOff{0, 0, 0, 0};
+inline constexpr BackOff kSpin{0, 0, 0, 0};
 
 // [serial look-back]
 /// Variant 1: one thread walks back one predecessor at a time, combining
@@ -184,129 +185,68 @@ __device__ T look_back_warp(const State& state, unsigned tile, Op op, BackOff wa
 }
 // [warp look-back]
 
-/// How a tile learns its prefix.
-enum class LookBack { serial, warp };
-
-/// How a tile travels between global memory and registers.
-enum class TileIo {
-  /// Chapter 07's vector-transposed tile: the whole block regroups the tile
-  /// in shared memory, with a barrier before and after.
-  block,
-  /// Each warp regroups its own 32 x Items elements in its own slice of
-  /// shared memory: only __syncwarp(), no block barrier.
-  warp,
+/// Variant 1's walk, as the kernel takes it: thread 0 of warp 0 looks back
+/// (the other lanes return the identity).
+struct SerialLookBack {
+  /// The combination of every element before tile `tile` (in lane 0).
+  template <class T, class Op, class State>
+  __device__ __forceinline__ static T prefix(const State& state, unsigned tile, Op op, BackOff wait) {
+    return threadIdx.x == 0 ? look_back_serial<T>(state, tile, op, wait) : Op::template identity<T>();
+  }
 };
 
-// [warp tile]
-/// Shared memory of a tile moved warp by warp: a private exchange slice per
-/// warp, with the same padding as chapter 07's, and the block scan's
-/// storage. Unlike chapter 07's TileStorage they must not share bytes: one
-/// warp may still regroup its slice while another already writes its warp
-/// total.
-template <class T, int Threads, int Items>
-struct WarpTileStorage {
-  static constexpr int kWarpItems = ch06::kWarpSize * Items;  ///< elements per warp
-  static constexpr int kSliceSlots = kWarpItems + kWarpItems / 32;  ///< with one spare slot per 32
-  T exchange[Threads / ch06::kWarpSize][kSliceSlots];  ///< one slice per warp
-  ch06::BlockScanStorage<T> scan;                      ///< the block scan of thread totals
+/// Variant 2's walk: warp 0 looks back, 32 tiles at a time.
+struct WarpLookBack {
+  /// The combination of every element before tile `tile` (in every lane).
+  template <class T, class Op, class State>
+  __device__ __forceinline__ static T prefix(const State& state, unsigned tile, Op op, BackOff wait) {
+    return look_back_warp<T>(state, tile, op, wait);
+  }
 };
 
-/// Loads this warp's 32 x Items elements of the tile at `start` (blocked:
-/// lane l gets the warp's elements l * Items ...), padding past `valid`.
-/// Full tiles travel as 16-byte vectors, consecutive across the warp.
-template <int Threads, int Items, class T>
-__device__ __forceinline__ void load_warp_tile(const T* in, std::int64_t start, int valid, T (&items)[Items],
-                                               T* slice, T padding) {
-  constexpr int kWarpItems = ch06::kWarpSize * Items;
-  constexpr int kWidth = kVectorItems<T>;
-  static_assert(Items % kWidth == 0, "whole vectors per thread");
-  const int lane = threadIdx.x % ch06::kWarpSize;
-  const int first = threadIdx.x / ch06::kWarpSize * kWarpItems;  // the warp's first element in the tile
-  if (valid == Threads * Items && reinterpret_cast<std::uintptr_t>(in) % 16 == 0) {
-    const auto* vectors = reinterpret_cast<const Vector<T>*>(in + start + first);
-#pragma unroll
-    for (int v = 0; v < Items / kWidth; ++v) {
-      const Vector<T> loaded = vectors[v * ch06::kWarpSize + lane];
-#pragma unroll
-      for (int k = 0; k < kWidth; ++k) {
-        slice[ch07::exchange_slot((v * ch06::kWarpSize + lane) * kWidth + k)] = loaded.values[k];
-      }
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < Items; ++j) {
-      const int e = j * ch06::kWarpSize + lane;
-      slice[ch07::exchange_slot(e)] = first + e < valid ? in[start + first + e] : padding;
-    }
-  }
-  __syncwarp();
-#pragma unroll
-  for (int j = 0; j < Items; ++j) items[j] = slice[ch07::exchange_slot(lane * Items + j)];
-}
+/// How a tile moves between global memory and registers: chapter 07's
+/// vector-transposed tile, regrouped in shared memory by the whole block.
+/// (Chapter 11 adds a warp-by-warp mover with the same interface.)
+struct BlockTileIo {
+  /// Shared memory the mover needs, with a block scan's storage.
+  template <class T, int Threads, int Items>
+  using Storage = ch07::TileStorage<T, Threads, Items, ch07::kBestArrangement>;
 
-/// Stores this warp's items (blocked) to the tile at `start`, its first
-/// `valid` elements only: the mirror image of load_warp_tile().
-template <int Threads, int Items, class T>
-__device__ __forceinline__ void store_warp_tile(T* out, std::int64_t start, int valid, const T (&items)[Items],
-                                                T* slice) {
-  constexpr int kWarpItems = ch06::kWarpSize * Items;
-  constexpr int kWidth = kVectorItems<T>;
-  const int lane = threadIdx.x % ch06::kWarpSize;
-  const int first = threadIdx.x / ch06::kWarpSize * kWarpItems;
-  __syncwarp();  // every lane has read its items out of the slice (load_warp_tile)
-#pragma unroll
-  for (int j = 0; j < Items; ++j) slice[ch07::exchange_slot(lane * Items + j)] = items[j];
-  __syncwarp();
-  if (valid == Threads * Items && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
-    auto* vectors = reinterpret_cast<Vector<T>*>(out + start + first);
-#pragma unroll
-    for (int v = 0; v < Items / kWidth; ++v) {
-      Vector<T> packed;
-#pragma unroll
-      for (int k = 0; k < kWidth; ++k) {
-        packed.values[k] = slice[ch07::exchange_slot((v * ch06::kWarpSize + lane) * kWidth + k)];
-      }
-      vectors[v * ch06::kWarpSize + lane] = packed;
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < Items; ++j) {
-      const int e = j * ch06::kWarpSize + lane;
-      if (first + e < valid) out[start + first + e] = slice[ch07::exchange_slot(e)];
-    }
+  /// Loads the tile at `start` into `items` (blocked arrangement).
+  template <int Threads, int Items, class T, class S>
+  __device__ __forceinline__ static void load(const T* in, std::int64_t start, int valid, T (&items)[Items],
+                                              S& storage, T padding) {
+    ch07::load_tile<ch07::kBestArrangement, Threads, Items>(in, start, valid, items, storage.exchange, padding);
   }
-}
-// [warp tile]
-
-/// Shared memory of the look-back kernel, for either TileIo.
-template <TileIo Io, class T, int Threads, int Items>
-using LookBackStorage = std::conditional_t<Io == TileIo::warp, WarpTileStorage<T, Threads, Items>,
-                                           ch07::TileStorage<T, Threads, Items, ch07::kBestArrangement>>;
+  /// Stores `items` (blocked arrangement) to the tile at `start`.
+  template <int Threads, int Items, class T, class S>
+  __device__ __forceinline__ static void store(T* out, std::int64_t start, int valid, const T (&items)[Items],
+                                               S& storage) {
+    ch07::store_tile<ch07::kBestArrangement, Threads, Items>(out, start, valid, items, storage.exchange);
+  }
+};
 
 // [look-back kernel]
 /// One block per tile of Threads x Items, in ticket order. The tile publishes
 /// its aggregate as soon as its block scan has it, looks back (warp 0, or
 /// thread 0), publishes its inclusive prefix, and finishes its tile.
-/// `ticket` and the tile states must be zero at launch.
-template <int Threads, int Items, LookBack Walk, TileIo Io, class State, class T, class Op>
-__global__ void __launch_bounds__(Threads)
+/// `ticket` and the tile states must be zero at launch. `Walk` is how the
+/// look-back combines (SerialLookBack or WarpLookBack), `Io` how the tile
+/// moves between global memory and registers, `MinBlocks` the occupancy the
+/// compiler is asked to allow (chapter 11 varies the last two; 1 asks
+/// nothing).
+template <int Threads, int Items, int MinBlocks, class Walk, class Io, class State, class T, class Op>
+__global__ void __launch_bounds__(Threads, MinBlocks)
     decoupled_look_back_scan(const T* in, T* out, std::int64_t n, Kind kind, unsigned* ticket,
                              State state, BackOff wait, Op op) {
-  __shared__ LookBackStorage<Io, T, Threads, Items> storage;
+  __shared__ typename Io::template Storage<T, Threads, Items> storage;
   __shared__ T tile_prefix;
   constexpr int kTile = Threads * Items;
   const unsigned tile = ch09::take_ticket(ticket);
-  const std::int64_t start = static_cast<std::int64_t>(tile) * kTile;
-  const int valid = n - start < kTile ? static_cast<int>(n - start) : kTile;
+  const TileSpan span = tile_span(tile, kTile, n);
 
   T items[Items];
-  if constexpr (Io == TileIo::warp) {
-    load_warp_tile<Threads, Items>(in, start, valid, items, storage.exchange[threadIdx.x / ch06::kWarpSize],
-                                   Op::template identity<T>());
-  } else {
-    ch07::load_tile<ch07::kBestArrangement, Threads, Items>(in, start, valid, items, storage.exchange,
-                                                             Op::template identity<T>());
-  }
+  Io::template load<Threads, Items>(in, span.start, span.valid, items, storage, Op::template identity<T>());
   const T thread_total = ch07::thread_inclusive_scan(items, op);
   T aggregate;
   const T before = ch06::block_exclusive_scan(thread_total, op, storage.scan, aggregate);
@@ -319,12 +259,7 @@ __global__ void __launch_bounds__(Threads)
   } else if (threadIdx.x < ch06::kWarpSize) {
     if (threadIdx.x == 0) state.publish(tile, Status::aggregate, aggregate);  // early: others may use it now
     wait.settle(tile);
-    T prefix;
-    if constexpr (Walk == LookBack::warp) {
-      prefix = look_back_warp<T>(state, tile, op, wait);
-    } else {
-      prefix = threadIdx.x == 0 ? look_back_serial<T>(state, tile, op, wait) : Op::template identity<T>();
-    }
+    const T prefix = Walk::template prefix<T>(state, tile, op, wait);
     if (threadIdx.x == 0) {
       state.publish(tile, Status::prefix, op(prefix, aggregate));
       tile_prefix = prefix;
@@ -333,140 +268,98 @@ __global__ void __launch_bounds__(Threads)
   __syncthreads();
 
   ch07::add_prefix(items, op(tile_prefix, before), kind, op);
-  if constexpr (Io == TileIo::warp) {
-    store_warp_tile<Threads, Items>(out, start, valid, items, storage.exchange[threadIdx.x / ch06::kWarpSize]);
-  } else {
-    ch07::store_tile<ch07::kBestArrangement, Threads, Items>(out, start, valid, items, storage.exchange);
-  }
+  Io::template store<Threads, Items>(out, span.start, span.valid, items, storage);
 }
 // [look-back kernel]
 
-/// Blocks of `kernel` (with `threads` threads) the current device holds at
-/// once.
-template <class Kernel>
-int resident_blocks(Kernel kernel, int threads) {
-  int device = 0;
-  int sms = 0;
-  int per_sm = 0;
-  SCAN_CUDA(cudaGetDevice(&device));
-  SCAN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  SCAN_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
-  return sms * per_sm;
-}
-
-/// How a sweep point's name spells its tile movement and back-off, e.g.
-/// "-warp-io-settle1200-nap640".
-std::string sweep_suffix(TileIo io, BackOff wait);
-
-/// Which variant a Recipe makes.
-enum class Role { serial_lookback, warp_lookback, tuned, sweep };
-
-/// Everything that tells this chapter's variants apart: tile shape, walk, state, back-off, tile movement.
-struct Recipe {
-  int threads;                    ///< threads per block
-  int items;                      ///< items per thread
-  LookBack walk = LookBack::warp; ///< who looks back
-  bool packed = false;            ///< status and value in one word (4-byte types)
-  BackOff wait = kNoBackOff;      ///< how a waiting tile spins
-  TileIo io = TileIo::block;      ///< how the tile moves
-  Role role = Role::sweep;        ///< which variant it is
+/// The tile states of one launch, taken from the workspace: the ticket, then
+/// the status words (one memset of `reset_bytes` clears both), then the
+/// value slots of the split state.
+template <class State>
+struct LaunchState {
+  unsigned* ticket;         ///< the tile counter
+  State state;              ///< per-tile states
+  std::size_t reset_bytes;  ///< bytes from `ticket` that must be zero before a launch
 };
 
-/// Registry entry: decoupled look-back with a tile shape, a walk, packing
-/// (for 4-byte types), back-off and tile movement.
-template <Recipe Config>
+/// Takes the ticket and the states of `tiles` tiles from `workspace`, for
+/// SplitTileState or PackedTileState (while measuring, every pointer is null).
+template <class State, class T>
+LaunchState<State> take_launch_state(Workspace& workspace, std::size_t tiles) {
+  unsigned* ticket = workspace.take<unsigned>(1);
+  // Bytes from the ticket to the end of `count` words at `words`.
+  const auto reset_bytes = [ticket](const auto* words, std::size_t count) -> std::size_t {
+    if (ticket == nullptr) return 0;
+    return static_cast<std::size_t>(reinterpret_cast<const char*>(words) + count * sizeof(*words) -
+                                    reinterpret_cast<const char*>(ticket));
+  };
+  if constexpr (std::is_same_v<State, PackedTileState<T>>) {
+    auto* words = workspace.take<unsigned long long>(tiles);
+    return {ticket, State{words}, reset_bytes(words, tiles)};
+  } else {
+    static_assert(std::is_same_v<State, SplitTileState<T>>, "a tile state of this chapter");
+    unsigned* status = workspace.take<unsigned>(tiles);
+    const std::size_t reset = reset_bytes(status, tiles);
+    T* aggregates = workspace.take<T>(tiles);
+    T* prefixes = workspace.take<T>(tiles);
+    return {ticket, State{status, aggregates, prefixes}, reset};
+  }
+}
+
+/// Tile shape of the chapter's variants (chapter 07's).
+inline constexpr int kThreads = 256;
+/// Items per thread of the chapter's variants.
+inline constexpr int kItems = 16;
+/// The settle of variant 4: 3 µs before the first look, then naps of 640 ns.
+inline constexpr BackOff kSettle{3000, 640, 640, 0};
+
+/// Registry entry: decoupled look-back with chapter 07's tile, a walk
+/// (SerialLookBack or WarpLookBack), status and value packed in one word
+/// (4-byte types) or apart, and a way of waiting.
+template <class Walk, bool Packed, BackOff Wait>
 struct DecoupledLookBack {
-  static constexpr int Threads = Config.threads;  ///< threads per block
-  static constexpr int Items = Config.items;      ///< items per thread
   /// Elements per tile.
-  static constexpr int kTile = Threads * Items;
+  static constexpr int kTile = kThreads * kItems;
   /// The tile state for T: packed where it fits one word and packing is on.
   template <class T>
-  using State = std::conditional_t<Config.packed && sizeof(T) == 4, PackedTileState<T>, SplitTileState<T>>;
+  using State = std::conditional_t<Packed && sizeof(T) == 4, PackedTileState<T>, SplitTileState<T>>;
+  /// True for variant 1.
+  static constexpr bool kSerial = std::is_same_v<Walk, SerialLookBack>;
 
   /// Name, summary and limits, for the registry.
   static VariantInfo info() {
     VariantInfo v;
-    const std::string shape = ch07::shape_name(Threads, Items);
-    switch (Config.role) {
-      case Role::serial_lookback: v.name = "serial-lookback"; break;
-      case Role::warp_lookback: v.name = "warp-lookback"; break;
-      case Role::tuned: v.name = "tuned"; break;
-      case Role::sweep: v.name = shape + sweep_suffix(Config.io, Config.wait); break;
-    }
-    v.summary = std::string(Config.walk == LookBack::serial ? "one thread looks back one tile at a time"
-                                                            : "a warp looks back over 32 tiles at once") +
-                (Config.packed ? ", status and value in one word (4-byte types)" : ", status and value apart") +
-                (Config.wait.first_nap_ns != 0 ? ", back-off" : "") +
-                (Config.wait.settle_ns != 0 ? ", settles before looking" : "") +
-                (Config.io == TileIo::warp ? ", warp-private transposes" : "") + ", tiles of " + shape;
-    v.block = Threads;
-    v.items_per_thread = Items;
+    v.name = kSerial ? "serial-lookback" : !Packed ? "warp-lookback" : Wait.settle_ns == 0 ? "packed" : "packed-settle";
+    v.summary = std::string(kSerial ? "one thread looks back one tile at a time"
+                                    : "a warp looks back over 32 tiles at once") +
+                (Packed ? ", status and value in one word (4-byte types)" : ", status and value apart") +
+                (Wait.settle_ns != 0 ? ", sleeps before looking back" : ", spins") + ", tiles of " +
+                ch07::shape_name(kThreads, kItems);
+    v.block = kThreads;
+    v.items_per_thread = kItems;
     v.float_order_varies = true;  // how many aggregates a look-back combines depends on timing
-    v.tuning = Config.role == Role::sweep;
     return v;
   }
   /// The scratch memory run() takes: the ticket and the tile states.
   template <class T, class Op>
   static void reserve(Workspace& workspace, std::int64_t n, int) {
-    (void)take_state<T>(workspace, tile_count(n, kTile));
+    (void)take_launch_state<State<T>, T>(workspace, tile_count(n, kTile));
   }
   /// Scans r.in into r.out on r.stream.
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
-    const auto kernel = decoupled_look_back_scan<Threads, Items, Config.walk, Config.io, State<T>, T, Op>;
-    static const int resident = resident_blocks(kernel, Threads);  // once per kernel (one device per program)
+    const auto kernel = decoupled_look_back_scan<kThreads, kItems, 1, Walk, BlockTileIo, State<T>, T, Op>;
+    static const int resident = resident_blocks(kernel, kThreads);  // once per kernel (one device per program)
     Workspace workspace = r.workspace;
     const unsigned tiles = tile_count(r.n, kTile);
-    const auto [ticket, state, reset_bytes] = take_state<T>(workspace, tiles);
-    BackOff wait = Config.wait;
+    const auto launch = take_launch_state<State<T>, T>(workspace, tiles);
+    BackOff wait = Wait;
     wait.first_settling_tile = static_cast<unsigned>(resident);
     // The ticket and every status start at zero (empty) for each launch.
-    SCAN_CUDA(cudaMemsetAsync(ticket, 0, reset_bytes, r.stream));
-    kernel<<<tiles, Threads, 0, r.stream>>>(r.in, r.out, r.n, r.kind, ticket, state, wait, op);
+    SCAN_CUDA(cudaMemsetAsync(launch.ticket, 0, launch.reset_bytes, r.stream));
+    kernel<<<tiles, kThreads, 0, r.stream>>>(r.in, r.out, r.n, r.kind, launch.ticket, launch.state, wait, op);
     SCAN_CUDA_LAUNCH();
   }
-
- private:
-  /// What run() takes from the workspace: the ticket, then the status
-  /// words (one memset of `reset_bytes` clears both), then the value slots
-  /// of the split state.
-  template <class T>
-  struct Taken {
-    unsigned* ticket;
-    State<T> state;
-    std::size_t reset_bytes;
-  };
-  template <class T>
-  static Taken<T> take_state(Workspace& workspace, std::size_t tiles) {
-    unsigned* ticket = workspace.take<unsigned>(1);
-    // Bytes from the ticket to the end of `count` words at `words`. (While
-    // measuring, every pointer is null and the size is not needed.)
-    const auto reset_bytes = [ticket](const auto* words, std::size_t count) -> std::size_t {
-      if (ticket == nullptr) return 0;
-      return static_cast<std::size_t>(reinterpret_cast<const char*>(words) + count * sizeof(*words) -
-                                      reinterpret_cast<const char*>(ticket));
-    };
-    if constexpr (std::is_same_v<State<T>, PackedTileState<T>>) {
-      auto* words = workspace.take<unsigned long long>(tiles);
-      return {ticket, PackedTileState<T>{words}, reset_bytes(words, tiles)};
-    } else {
-      unsigned* status = workspace.take<unsigned>(tiles);
-      const std::size_t reset = reset_bytes(status, tiles);
-      T* aggregates = workspace.take<T>(tiles);
-      T* prefixes = workspace.take<T>(tiles);
-      return {ticket, SplitTileState<T>{status, aggregates, prefixes}, reset};
-    }
-  }
 };
-
-/// Tile shape of variants 1 and 2 (chapter 07's).
-inline constexpr int kThreads = 256;
-/// Items per thread of variants 1 and 2.
-inline constexpr int kItems = 16;
-/// The tuned variant's back-off, chosen by the sweep in the text.
-inline constexpr BackOff kPatient{3000, 640, 640, 0};
-/// The tuned variant: shape, movement and back-off chosen by the sweeps in the text.
-inline constexpr Recipe kTuned{128, 32, LookBack::warp, true, kPatient, TileIo::warp, Role::tuned};
 
 }  // namespace scan::ch10

@@ -1,0 +1,161 @@
+#include "copy_ceiling.cuh"
+
+#include <scan/error.hpp>
+
+namespace scan::ch11 {
+
+std::string recipe_name(const Recipe& r) {
+  switch (r.role) {
+    case Role::warp_io: return "warp-io";
+    case Role::tuned: return "tuned";
+    case Role::bulk: return "bulk";
+    case Role::lookback_warp: return "lookback-warp";
+    case Role::deterministic: return "deterministic";
+    case Role::sweep: break;
+  }
+  std::string s = (r.kernel == Kernel::bulk          ? "bulk-"
+                   : r.kernel == Kernel::specialized ? "lookback-warp-"
+                                                     : "") +
+                  ch07::shape_name(r.threads, r.items);
+  if (r.kernel != Kernel::per_tile) {
+    s += "-s" + std::to_string(r.stages);
+  } else {
+    s += r.io == Io::warp ? "-warp-io" : "-block-io";
+  }
+  if (r.min_blocks > 1) s += "-regs-for-" + std::to_string(r.min_blocks);
+  if (r.max_blocks > 0) s += "-at-most-" + std::to_string(r.max_blocks);
+  if (r.state == StateKind::split) s += "-split";
+  if (r.walk == Walk::grouped) s += "-grouped";
+  if (r.windows > 1) s += "-wide" + std::to_string(r.windows);
+  if (r.walk == Walk::none) return s + "-tile-wise";
+  s += r.wait.settle_ns != 0 ? "-settle" + std::to_string(r.wait.settle_ns) : "-spin";
+  if (r.wait.first_nap_ns != 0 && r.wait.first_nap_ns != 640) s += "-nap" + std::to_string(r.wait.first_nap_ns);
+  return s;
+}
+
+std::string recipe_summary(const Recipe& r) {
+  std::string s = r.kernel == Kernel::per_tile
+                      ? std::string(r.io == Io::warp ? "one block per tile, warp-private transposes"
+                                                     : "one block per tile, block-wide transposes")
+                      : "persistent blocks, bulk copies (TMA) through " + std::to_string(r.stages) +
+                            " shared-memory stages, " +
+                            (r.kernel == Kernel::specialized
+                                 ? "a look-back warp one tile behind the scan warps"
+                                 : "next aggregate published before the look-back");
+  s += ", tiles of " + ch07::shape_name(r.threads, r.items);
+  if (r.min_blocks > 1) s += ", registers capped for " + std::to_string(r.min_blocks) + " blocks per SM";
+  if (r.max_blocks > 0) s += ", at most " + std::to_string(r.max_blocks) + " blocks per SM";
+  s += r.state == StateKind::packed ? ", status and value in one word" : ", status and value apart";
+  if (r.walk == Walk::none) return s + ", no look-back: each tile scanned on its own (a building block)";
+  s += r.walk == Walk::grouped ? ", look-back in fixed groups (reproducible floats)" : "";
+  if (r.windows > 1) s += ", look-back reads " + std::to_string(r.windows) + " windows per trip";
+  s += r.wait.settle_ns != 0 ? ", settles " + std::to_string(r.wait.settle_ns) + " ns before looking back"
+                             : ", spins";
+  return s;
+}
+
+std::size_t shared_bytes_to_limit(const void* kernel, int threads, std::size_t dynamic_bytes, int blocks_per_sm) {
+  if (blocks_per_sm <= 0) return 0;
+  // Grow the dynamic shared memory in 1 KiB steps until no more than
+  // blocks_per_sm blocks fit on an SM.
+  for (std::size_t extra = 0; extra <= 200 * 1024; extra += 1024) {
+    int per_sm = 0;
+    SCAN_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_bytes + extra));
+    if (per_sm <= blocks_per_sm) return extra;
+  }
+  throw UsageError("cannot limit the kernel to " + std::to_string(blocks_per_sm) + " blocks per SM");
+}
+
+namespace {
+
+using ch10::kSettle;
+using ch10::kSpin;
+
+/// A per-tile recipe (chapter 10's kernel).
+constexpr Recipe per_tile(int threads, int items, Io io, BackOff wait, int min_blocks = 1, int max_blocks = 0,
+                          StateKind state = StateKind::packed) {
+  return {.kernel = Kernel::per_tile, .threads = threads, .items = items, .io = io, .min_blocks = min_blocks,
+          .max_blocks = max_blocks, .state = state, .wait = wait};
+}
+/// A bulk recipe.
+constexpr Recipe bulk(int threads, int items, int stages, BackOff wait, Walk walk = Walk::any_prefix,
+                      StateKind state = StateKind::packed) {
+  return {.kernel = Kernel::bulk, .threads = threads, .items = items, .stages = stages, .walk = walk,
+          .state = state, .wait = wait};
+}
+/// A recipe with a look-back warp (`threads` scan threads, one more warp).
+constexpr Recipe lookback_warp(int threads, int items, int stages, BackOff wait, Walk walk = Walk::any_prefix,
+                               StateKind state = StateKind::packed) {
+  Recipe r = bulk(threads, items, stages, wait, walk, state);
+  r.kernel = Kernel::specialized;
+  return r;
+}
+/// The same recipe with a look-back that reads `windows` windows per trip.
+constexpr Recipe wide(int windows, Recipe r) {
+  r.windows = windows;
+  return r;
+}
+/// A recipe as one of the chapter's variants.
+constexpr Recipe as(Role role, Recipe r) {
+  r.role = role;
+  return r;
+}
+
+template <Recipe... Points>
+void add(std::vector<Variant>& variants) {
+  (variants.push_back(gpu_variant<CopyCeiling<Points>>()), ...);
+}
+template <class Combos, Recipe... Points>
+void add_sweep(std::vector<Variant>& variants) {
+  (variants.push_back(gpu_variant<CopyCeiling<Points>, Combos>()), ...);
+}
+
+/// The sums of 8-byte types: their own sweep points.
+using WideSumCombos = std::tuple<Combo<std::int64_t, Add>, Combo<double, Add>>;
+
+std::vector<Variant> variants() {
+  std::vector<Variant> v;
+  constexpr BackOff kSettle500{500, 640, 640, 0};
+  constexpr BackOff kSettle1000{1000, 640, 640, 0};
+  // The steps a reader runs and compares (every type and operator).
+  add<as(Role::warp_io, per_tile(256, 16, Io::warp, kSettle)), as(Role::tuned, per_tile(128, 32, Io::warp, kSettle)),
+      as(Role::bulk, bulk(128, 32, 4, kSettle1000)),
+      as(Role::lookback_warp, wide(4, lookback_warp(128, 32, 4, kSettle1000))),
+      as(Role::deterministic, bulk(128, 32, 4, kSettle1000, Walk::grouped))>(v);
+  // The ablation of the per-tile kernel: movement, shape, waiting, and
+  // whether warp-private transposes win by their barriers or by their
+  // registers (occupancy).
+  add_sweep<SweepCombos, per_tile(256, 16, Io::block, kSettle), per_tile(128, 32, Io::block, kSpin),
+            per_tile(128, 32, Io::block, kSettle), per_tile(128, 32, Io::warp, kSpin),
+            per_tile(128, 32, Io::warp, kSettle, 1, 5), per_tile(128, 32, Io::warp, kSettle1000),
+            per_tile(128, 32, Io::warp, BackOff{5000, 640, 640, 0})>(v);
+  // Wide look-backs, per tile and in bulk.
+  add_sweep<SumCombos, wide(4, per_tile(128, 32, Io::warp, kSettle)), per_tile(128, 16, Io::warp, kSettle),
+            wide(4, per_tile(128, 16, Io::warp, kSettle))>(v);
+  add_sweep<SweepCombos, wide(2, per_tile(128, 32, Io::warp, kSettle)), wide(4, per_tile(128, 32, Io::warp, kSpin)), wide(4, per_tile(128, 32, Io::warp, kSettle1000)),
+            wide(2, bulk(128, 32, 4, kSpin)), wide(4, bulk(128, 32, 4, kSpin)), wide(4, bulk(128, 32, 4, kSettle500)),
+            wide(4, bulk(256, 16, 4, kSpin)), wide(4, bulk(128, 32, 3, kSpin)), wide(4, lookback_warp(128, 32, 4, kSpin)),
+            wide(4, lookback_warp(256, 16, 4, kSpin))>(v);
+  // The bulk kernels: ring depth, waiting, the grouped walk, and the kernels
+  // with no look-back at all (their ceiling).
+  add_sweep<SweepCombos, bulk(128, 32, 3, kSettle1000), bulk(128, 32, 4, kSpin), bulk(128, 32, 4, kSettle500),
+            bulk(256, 16, 4, kSettle1000), bulk(128, 32, 4, kSpin, Walk::grouped),
+            bulk(128, 32, 4, kSettle500, Walk::grouped), lookback_warp(128, 32, 4, kSettle1000, Walk::grouped),
+            bulk(128, 32, 4, kSpin, Walk::none), lookback_warp(128, 32, 4, kSpin, Walk::none)>(v);
+  // Smaller tiles, for inputs of a few waves.
+  add_sweep<SweepCombos, per_tile(64, 32, Io::warp, kSettle), per_tile(128, 8, Io::warp, kSettle), bulk(128, 16, 4, kSettle1000)>(v);
+  // 8-byte types: the split state against one 16-byte word, per tile and in bulk.
+  add_sweep<WideSumCombos, per_tile(128, 32, Io::warp, kSettle, 1, 0, StateKind::split),
+            lookback_warp(128, 16, 4, kSpin), wide(4, lookback_warp(128, 16, 4, kSpin)), wide(4, bulk(128, 16, 4, kSpin)),
+            lookback_warp(128, 16, 4, kSpin, Walk::any_prefix, StateKind::split)>(v);
+  return v;
+}
+
+}  // namespace
+
+const Chapter& chapter() {
+  static const Chapter c{"11", "copy_ceiling", "To the copy ceiling", Where::device, variants()};
+  return c;
+}
+
+}  // namespace scan::ch11

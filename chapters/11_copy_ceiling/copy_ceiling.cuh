@@ -1,0 +1,995 @@
+/// \file
+/// \brief Chapter 11: engineering the look-back scan to the copy's speed.
+///
+/// Chapter 10 built the algorithm. This chapter changes how it meets the
+/// hardware, one measured step at a time: warp-private transposes, the
+/// tile shape, waiting before looking back, then a persistent kernel that
+/// loads tiles with the Hopper bulk-copy engine (TMA) through a ring of
+/// shared-memory stages and publishes the next tile's aggregate before it
+/// looks back for the current one. Two more problems get their own answer:
+/// 8-byte types, whose status and value do not fit one 64-bit word, and
+/// float sums that must be bitwise the same on every run.
+#pragma once
+
+#include "coarsening.cuh"          // chapter 07: the tile pieces
+#include "decoupled_lookback.cuh"  // chapter 10: tile states, look-backs, the per-tile kernel
+#include "stream_scan.cuh"         // chapter 09: take_ticket
+#include "warp_scan.cuh"           // chapter 06: warp and block scans
+
+#include <scan/device.cuh>
+#include <scan/registry.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+namespace scan::ch11 {
+
+/// The chapter's variants.
+const Chapter& chapter();
+
+using ch10::BackOff;
+using ch10::Status;
+
+// ---------------------------------------------------------------------------
+// Step 1: each warp moves its own part of the tile.
+
+// [warp tile]
+/// Shared memory of a tile moved warp by warp: a private exchange slice per
+/// warp, with the same padding as chapter 07's, and the block scan's
+/// storage. Unlike chapter 07's TileStorage they must not share bytes: one
+/// warp may still regroup its slice while another already writes its warp
+/// total.
+template <class T, int Threads, int Items>
+struct WarpTileStorage {
+  static constexpr int kWarpItems = ch06::kWarpSize * Items;        ///< elements per warp
+  static constexpr int kSliceSlots = kWarpItems + kWarpItems / 32;  ///< with one spare slot per 32
+  T exchange[Threads / ch06::kWarpSize][kSliceSlots];               ///< one slice per warp
+  ch06::BlockScanStorage<T> scan;                                   ///< the block scan of thread totals
+};
+
+/// Loads this warp's 32 x Items elements of the tile at `start` (blocked:
+/// lane l gets the warp's elements l * Items ...), padding past `valid`.
+/// Full tiles travel as 16-byte vectors, consecutive across the warp.
+template <int Threads, int Items, class T>
+__device__ __forceinline__ void load_warp_tile(const T* in, std::int64_t start, int valid, T (&items)[Items],
+                                               T* slice, T padding) {
+  constexpr int kWarpItems = ch06::kWarpSize * Items;
+  constexpr int kWidth = kVectorItems<T>;
+  static_assert(Items % kWidth == 0, "whole vectors per thread");
+  const int lane = threadIdx.x % ch06::kWarpSize;
+  const int first = threadIdx.x / ch06::kWarpSize * kWarpItems;  // the warp's first element in the tile
+  if (valid == Threads * Items && reinterpret_cast<std::uintptr_t>(in) % 16 == 0) {
+    const auto* vectors = reinterpret_cast<const Vector<T>*>(in + start + first);
+#pragma unroll
+    for (int v = 0; v < Items / kWidth; ++v) {
+      const Vector<T> loaded = vectors[v * ch06::kWarpSize + lane];
+#pragma unroll
+      for (int k = 0; k < kWidth; ++k) {
+        slice[ch07::exchange_slot((v * ch06::kWarpSize + lane) * kWidth + k)] = loaded.values[k];
+      }
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      const int e = j * ch06::kWarpSize + lane;
+      slice[ch07::exchange_slot(e)] = first + e < valid ? in[start + first + e] : padding;
+    }
+  }
+  __syncwarp();
+#pragma unroll
+  for (int j = 0; j < Items; ++j) items[j] = slice[ch07::exchange_slot(lane * Items + j)];
+}
+
+/// Stores this warp's items (blocked) to the tile at `start`, its first
+/// `valid` elements only: the mirror image of load_warp_tile().
+template <int Threads, int Items, class T>
+__device__ __forceinline__ void store_warp_tile(T* out, std::int64_t start, int valid, const T (&items)[Items],
+                                                T* slice) {
+  constexpr int kWarpItems = ch06::kWarpSize * Items;
+  constexpr int kWidth = kVectorItems<T>;
+  const int lane = threadIdx.x % ch06::kWarpSize;
+  const int first = threadIdx.x / ch06::kWarpSize * kWarpItems;
+  __syncwarp();  // every lane has read its items out of the slice (load_warp_tile)
+#pragma unroll
+  for (int j = 0; j < Items; ++j) slice[ch07::exchange_slot(lane * Items + j)] = items[j];
+  __syncwarp();
+  if (valid == Threads * Items && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+    auto* vectors = reinterpret_cast<Vector<T>*>(out + start + first);
+#pragma unroll
+    for (int v = 0; v < Items / kWidth; ++v) {
+      Vector<T> packed;
+#pragma unroll
+      for (int k = 0; k < kWidth; ++k) {
+        packed.values[k] = slice[ch07::exchange_slot((v * ch06::kWarpSize + lane) * kWidth + k)];
+      }
+      vectors[v * ch06::kWarpSize + lane] = packed;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      const int e = j * ch06::kWarpSize + lane;
+      if (first + e < valid) out[start + first + e] = slice[ch07::exchange_slot(e)];
+    }
+  }
+}
+
+/// The warp-by-warp tile mover, with chapter 10's BlockTileIo interface.
+struct WarpTileIo {
+  /// Shared memory the mover needs, with a block scan's storage.
+  template <class T, int Threads, int Items>
+  using Storage = WarpTileStorage<T, Threads, Items>;
+
+  /// Loads the tile at `start` into `items` (blocked arrangement).
+  template <int Threads, int Items, class T, class S>
+  __device__ __forceinline__ static void load(const T* in, std::int64_t start, int valid, T (&items)[Items],
+                                              S& storage, T padding) {
+    load_warp_tile<Threads, Items>(in, start, valid, items, storage.exchange[threadIdx.x / ch06::kWarpSize],
+                                   padding);
+  }
+  /// Stores `items` (blocked arrangement) to the tile at `start`.
+  template <int Threads, int Items, class T, class S>
+  __device__ __forceinline__ static void store(T* out, std::int64_t start, int valid, const T (&items)[Items],
+                                               S& storage) {
+    store_warp_tile<Threads, Items>(out, start, valid, items, storage.exchange[threadIdx.x / ch06::kWarpSize]);
+  }
+};
+// [warp tile]
+
+// ---------------------------------------------------------------------------
+// 8-byte types: status and value in one 16-byte word.
+
+// [wide state]
+/// Tile states for 8-byte T in one aligned 16-byte word per tile: the
+/// status in the first 8 bytes, the value in the second. Hopper (sm_90)
+/// loads and stores 16 bytes with one instruction of PTX's 128-bit type,
+/// `ld.relaxed.gpu.global.b128` and `st.relaxed.gpu.global.b128`, a single
+/// memory access, so like the packed state of chapter 10 a reader sees a
+/// status and its value from the same store. (CCCL's cuda::atomic_ref
+/// reaches for the same instructions on a 16-byte type, but in CUDA 13.0 it
+/// emits them with their operands swapped and the code does not assemble;
+/// we write the two instructions ourselves.)
+template <class T>
+struct WideTileState {
+  static_assert(sizeof(T) == 8, "a 16-byte word holds an 8-byte status and an 8-byte value");
+  /// One tile's state.
+  struct alignas(16) Word {
+    unsigned long long status;  ///< a Status
+    unsigned long long value;   ///< the value's bits
+  };
+  Word* words;  ///< per tile
+
+  /// Publishes the tile's aggregate or inclusive prefix.
+  __device__ void publish(unsigned tile, Status what, const T& value) const {
+    unsigned long long bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    const auto status = static_cast<unsigned long long>(what);
+    asm volatile(
+        "{\n\t.reg .b128 word;\n\tmov.b128 word, {%1, %2};\n\tst.relaxed.gpu.global.b128 [%0], word;\n\t}" ::"l"(
+            words + tile),
+        "l"(status), "l"(bits)
+        : "memory");
+  }
+  /// Reads a tile's status and value in one load.
+  __device__ Status load(unsigned tile, T& value) const {
+    unsigned long long status, bits;
+    asm volatile("{\n\t.reg .b128 word;\n\tld.relaxed.gpu.global.b128 word, [%2];\n\tmov.b128 {%0, %1}, word;\n\t}"
+                 : "=l"(status), "=l"(bits)
+                 : "l"(words + tile)
+                 : "memory");
+    std::memcpy(&value, &bits, sizeof value);
+    return static_cast<Status>(status);
+  }
+};
+// [wide state]
+
+/// How a tile's status and value are kept.
+enum class StateKind {
+  split,   ///< chapter 10's status word and value slots, release/acquire (any T)
+  packed,  ///< one word: 64 bits for 4-byte T, 128 bits for 8-byte T; split for other sizes
+};
+
+/// The tile state a StateKind gives for T.
+template <StateKind Kind, class T>
+using TileState = std::conditional_t<
+    Kind == StateKind::packed && sizeof(T) == 4, ch10::PackedTileState<T>,
+    std::conditional_t<Kind == StateKind::packed && sizeof(T) == 8, WideTileState<T>, ch10::SplitTileState<T>>>;
+
+/// Takes the ticket and tile states for `tiles` tiles from `workspace`
+/// (chapter 10's layout, plus the 16-byte words).
+template <class State, class T>
+ch10::LaunchState<State> take_states(Workspace& workspace, std::size_t tiles) {
+  if constexpr (std::is_same_v<State, WideTileState<T>>) {
+    unsigned* ticket = workspace.take<unsigned>(1);
+    auto* words = workspace.take<typename WideTileState<T>::Word>(tiles);
+    const std::size_t reset =
+        ticket == nullptr ? 0
+                          : static_cast<std::size_t>(reinterpret_cast<const char*>(words + tiles) -
+                                                     reinterpret_cast<const char*>(ticket));
+    return {ticket, State{words}, reset};
+  } else {
+    return ch10::take_launch_state<State, T>(workspace, tiles);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// How a look-back resolves a tile, for this chapter's persistent kernels.
+
+/// What a tile learns from its look-back.
+template <class T>
+struct Resolved {
+  T exclusive;  ///< the combination of every element before the tile
+  T inclusive;  ///< ... and of the tile's own: its inclusive prefix
+  bool publish; ///< whether to publish `inclusive` for others
+};
+
+// [wide look-back]
+/// Chapter 10's warp look-back, reading `Windows` windows of 32 tiles per
+/// trip to memory instead of one.
+///
+/// A look-back rarely finds its nearest predecessor's prefix: while one
+/// trip to L2 and back takes about a microsecond, a hundred more tiles
+/// start, and prefixes reach them only as fast as look-backs finish. So a
+/// look-back walks several windows, one trip each, and the walk is what
+/// keeps a tile waiting. Here each lane loads one state from each of
+/// `Windows` windows at once (the loads are independent, so they travel
+/// together); the windows are then combined nearest first, exactly as
+/// chapter 10 does, waiting only on the windows actually needed. Every
+/// lane of the calling warp must call it; all get the result.
+template <int Windows, class T, class Op, class State>
+__device__ T look_back_wide(const State& state, unsigned tile, Op op, BackOff wait) {
+  constexpr int kSpan = Windows * ch06::kWarpSize;  // tiles per trip
+  const int lane = threadIdx.x % ch06::kWarpSize;
+  T prefix = Op::template identity<T>();
+  for (long long end = tile;; end -= kSpan) {
+    T values[Windows];
+    Status statuses[Windows];
+#pragma unroll
+    for (int w = 0; w < Windows; ++w) {  // window w ends (w * 32) tiles before `end`
+      const long long j = end - (w + 1) * ch06::kWarpSize + lane;
+      values[w] = Op::template identity<T>();  // before tile 0: the identity, as a prefix
+      statuses[w] = j >= 0 ? state.load(static_cast<unsigned>(j), values[w]) : Status::prefix;
+    }
+#pragma unroll
+    for (int w = 0; w < Windows; ++w) {
+      const long long j = end - (w + 1) * ch06::kWarpSize + lane;
+      unsigned nap_ns = wait.first_nap_ns;
+      while (statuses[w] == Status::empty) {
+        wait.nap(nap_ns);
+        statuses[w] = state.load(static_cast<unsigned>(j), values[w]);
+      }
+      const unsigned prefix_lanes = __ballot_sync(ch06::kFullMask, statuses[w] == Status::prefix);
+      const int stop = prefix_lanes != 0 ? 31 - __clz(prefix_lanes) : -1;
+      const T value = lane < stop ? Op::template identity<T>() : values[w];
+      const T window = __shfl_sync(ch06::kFullMask, ch06::warp_inclusive_scan(value, op), 31);
+      prefix = op(window, prefix);
+      if (prefix_lanes != 0) return prefix;
+    }
+  }
+}
+// [wide look-back]
+
+/// The wide look-back as chapter 10's per-tile kernel takes a walk.
+template <int Windows>
+struct WideLookBack {
+  /// The combination of every element before tile `tile` (in every lane).
+  template <class T, class Op, class State>
+  __device__ __forceinline__ static T prefix(const State& state, unsigned tile, Op op, BackOff wait) {
+    return look_back_wide<Windows, T>(state, tile, op, wait);
+  }
+};
+
+/// The wide look-back for this chapter's persistent kernels: any published
+/// inclusive prefix ends it, and a window is combined with a scan tree
+/// whose shape depends on where that prefix was found. Fast, but float
+/// sums vary from run to run.
+template <int Windows>
+struct AnyPrefixWalk {
+  static constexpr bool kGrouped = false;  ///< tile 0 publishes its prefix at once
+  /// The look-back for tile `tile` > 0, by a whole warp.
+  template <class T, class Op, class State>
+  __device__ __forceinline__ static Resolved<T> resolve(const State& state, unsigned tile, T aggregate, Op op,
+                                                        BackOff wait) {
+    const T exclusive = look_back_wide<Windows, T>(state, tile, op, wait);
+    return {exclusive, op(exclusive, aggregate), true};
+  }
+};
+
+// [grouped look-back]
+/// A look-back whose float sums are the same on every run.
+///
+/// Every prefix is defined by one fixed association, whatever the timing.
+/// Tiles form groups of 32. Within group g, the prefix of tile 32g + l
+/// combines the group's aggregates with a warp scan (chapter 06's tree, the
+/// same tree every time), lane l's result \f$ S_g(l) \f$. Between groups it
+/// is a chain: the *group prefix* \f$ G_g = G_{g-1} \oplus S_g(31) \f$,
+/// with \f$ G_{-1} \f$ the identity. So tile 32g + l's exclusive prefix is
+/// \f$ G_{g-1} \oplus S_g(l - 1) \f$ (just \f$ G_{g-1} \f$ for l = 0).
+///
+/// Only the last tile of a group publishes an inclusive prefix (its
+/// \f$ G_g \f$); the others publish their aggregate alone, which the
+/// tiles after them in the group need. A tile gathers the aggregates before
+/// it in its group (one window), and finds \f$ G_{g-1} \f$: published by
+/// the previous group's last tile, or else computed from an earlier group
+/// prefix and the group totals in between, in the same order and with the
+/// same tree that the last tile of each group uses. Chapter 10's look-back
+/// may stop at any tile's prefix and combines a window with a tree that
+/// depends on where it stopped: its sums vary in the last bits.
+struct GroupedWalk {
+  static constexpr bool kGrouped = true;  ///< tile 0 publishes its aggregate like any tile
+
+  /// The total \f$ S_h(31) \f$ of the whole group of tiles `first` ... `first` + 31,
+  /// given each lane's state of it, or its group prefix if its last tile has
+  /// published one (`is_prefix`). Waits for the group's empty states.
+  template <class T, class Op, class State>
+  __device__ __forceinline__ static T group_total(const State& state, unsigned first, Status s, T value, Op op,
+                                                  BackOff wait, bool& is_prefix) {
+    const int lane = threadIdx.x % ch06::kWarpSize;
+    unsigned nap_ns = wait.first_nap_ns;
+    while (s == Status::empty) {
+      wait.nap(nap_ns);
+      s = state.load(first + lane, value);
+    }
+    is_prefix = __shfl_sync(ch06::kFullMask, s == Status::prefix, 31);
+    if (is_prefix) return __shfl_sync(ch06::kFullMask, value, 31);
+    // Lanes 0..30 hold aggregates (tile 0's "prefix" is its aggregate too).
+    return __shfl_sync(ch06::kFullMask, ch06::warp_inclusive_scan(value, op), 31);
+  }
+
+  /// \f$ G_{g-1} \f$ for the group that starts at tile `first`.
+  template <class T, class Op, class State>
+  __device__ static T group_prefix_before(const State& state, unsigned first, Op op, BackOff wait) {
+    constexpr int kBatch = 4;  // groups loaded per trip to memory, as in look_back_wide()
+    const int lane = threadIdx.x % ch06::kWarpSize;
+    T running = Op::template identity<T>();
+    // Walk back to a group whose prefix is published (or past group 0),
+    // keeping the totals of the groups passed: lane c holds the c-th
+    // nearest (for the first 32; farther ones are loaded again below).
+    unsigned from = first;
+    bool found = false;
+    int walked = 0;
+    T totals = running;
+    while (from != 0 && !found) {
+      T values[kBatch];
+      Status statuses[kBatch];
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        const long long group = static_cast<long long>(from) - (b + 1) * ch06::kWarpSize;
+        statuses[b] = group >= 0 ? state.load(static_cast<unsigned>(group) + lane, values[b]) : Status::prefix;
+      }
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        if (from == 0 || found) break;
+        from -= ch06::kWarpSize;
+        const T total = group_total<T>(state, from, statuses[b], values[b], op, wait, found);
+        if (found) {
+          running = total;
+        } else {
+          if (lane == walked) totals = total;
+          ++walked;
+        }
+      }
+    }
+    // Chain the totals forwards from there, as each group's last tile does.
+    unsigned group = found ? from + ch06::kWarpSize : from;
+    for (int c = walked - 1; group < first; group += ch06::kWarpSize, --c) {
+      if (c < ch06::kWarpSize) {
+        running = op(running, __shfl_sync(ch06::kFullMask, totals, c));
+      } else {
+        T value;
+        const Status s = state.load(group + lane, value);
+        bool published = false;
+        const T total = group_total<T>(state, group, s, value, op, wait, published);
+        running = published ? total : op(running, total);
+      }
+    }
+    return running;
+  }
+
+  /// The look-back for tile `tile`, by a whole warp.
+  template <class T, class Op, class State>
+  __device__ static Resolved<T> resolve(const State& state, unsigned tile, T aggregate, Op op, BackOff wait) {
+    const int lane = threadIdx.x % ch06::kWarpSize;
+    const unsigned first = tile - tile % ch06::kWarpSize;
+    const int position = static_cast<int>(tile - first);
+    // The aggregates before this tile in its group, then its own.
+    T mine = Op::template identity<T>();
+    if (lane < position) {
+      unsigned nap_ns = wait.first_nap_ns;
+      while (state.load(first + lane, mine) == Status::empty) wait.nap(nap_ns);
+    }
+    if (lane == position) mine = aggregate;
+    const T within = ch06::warp_inclusive_scan(mine, op);  // lane l: S_g(l), for l <= position
+    const T before_me = __shfl_sync(ch06::kFullMask, within, position > 0 ? position - 1 : 0);
+    const T through_me = __shfl_sync(ch06::kFullMask, within, position);
+    const T base = group_prefix_before<T>(state, first, op, wait);
+    return {position == 0 ? base : op(base, before_me), op(base, through_me), position == ch06::kWarpSize - 1};
+  }
+};
+// [grouped look-back]
+
+/// No look-back at all: every tile is scanned on its own (a tile-wise scan,
+/// not a full one). It measures what the rest of a kernel costs.
+struct NoWalk {
+  static constexpr bool kGrouped = true;  ///< tile 0 publishes its aggregate like any tile
+  /// The identity, at once.
+  template <class T, class Op, class State>
+  __device__ __forceinline__ static Resolved<T> resolve(const State&, unsigned, T aggregate, Op, BackOff) {
+    return {Op::template identity<T>(), aggregate, false};
+  }
+};
+
+/// How a persistent kernel's look-back combines.
+enum class Walk {
+  any_prefix,  ///< AnyPrefixWalk: chapter 10's, `windows` windows per trip
+  grouped,     ///< GroupedWalk: bitwise the same on every run
+  none,        ///< NoWalk: a tile-wise scan, to measure the rest of the kernel
+};
+
+/// The walk type for a Walk with `Windows` windows per trip.
+template <Walk W, int Windows>
+using WalkOf = std::conditional_t<W == Walk::grouped, GroupedWalk,
+                                  std::conditional_t<W == Walk::none, NoWalk, AnyPrefixWalk<Windows>>>;
+
+// ---------------------------------------------------------------------------
+// The bulk-copy pipeline (Hopper's TMA, sm_90).
+
+/// Thin wrappers over the PTX of Hopper's asynchronous bulk copies and
+/// shared-memory barriers (mbarrier), one instruction each.
+namespace tma {
+
+/// The shared-memory address PTX wants for a pointer into shared memory.
+__device__ __forceinline__ unsigned shared_address(const void* pointer) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
+}
+
+/// Makes `barrier` expect `arrivals` arrivals per phase.
+__device__ __forceinline__ void init(std::uint64_t* barrier, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(barrier)), "r"(arrivals) : "memory");
+}
+/// Makes initialized barriers visible to the copy engine.
+__device__ __forceinline__ void fence_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+
+/// Arrives on `barrier` and tells it that `bytes` more are on their way:
+/// the phase completes when they have landed.
+__device__ __forceinline__ void arrive_expecting(std::uint64_t* barrier, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)), "r"(bytes)
+               : "memory");
+}
+/// Arrives on `barrier` with nothing to wait for.
+__device__ __forceinline__ void arrive(std::uint64_t* barrier) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(barrier)) : "memory");
+}
+/// Waits until the phase of `barrier` with parity `parity` has completed.
+__device__ __forceinline__ void wait(std::uint64_t* barrier, unsigned parity) {
+  unsigned done = 0;
+  while (!done) {
+    asm volatile(
+        "{\n\t.reg .pred complete;\n\tmbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2;\n\t"
+        "selp.u32 %0, 1, 0, complete;\n\t}"
+        : "=r"(done)
+        : "r"(shared_address(barrier)), "r"(parity)
+        : "memory");
+  }
+}
+
+/// Starts copying `bytes` (a multiple of 16, both addresses 16-byte
+/// aligned) from global memory to shared memory; `barrier` counts them in.
+__device__ __forceinline__ void load(void* shared, const void* global, unsigned bytes, std::uint64_t* barrier) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   shared_address(shared)),
+               "l"(global), "r"(bytes), "r"(shared_address(barrier))
+               : "memory");
+}
+/// Makes this thread's ordinary writes to shared memory visible to the
+/// copy engine (before a bulk store reads them).
+__device__ __forceinline__ void fence_shared_writes() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+/// Starts copying `bytes` from shared memory to global memory, as a new
+/// bulk group.
+__device__ __forceinline__ void store(void* global, const void* shared, unsigned bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(global),
+               "r"(shared_address(shared)), "r"(bytes)
+               : "memory");
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+/// Waits until at most `Pending` bulk stores still read their shared memory.
+template <int Pending>
+__device__ __forceinline__ void wait_stores_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");
+}
+/// Waits until every bulk store has completed.
+__device__ __forceinline__ void wait_stores_done() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+
+}  // namespace tma
+
+// [stage access]
+/// A thread's Items consecutive elements of a tile in shared memory, read
+/// or written as 16-byte vectors without bank conflicts.
+///
+/// Thread t's elements start at vector t * V (V = vectors per thread), so
+/// in one round of vector accesses the 32 lanes of a warp would all hit the
+/// same few banks. Each lane starts its round-robin at a different vector
+/// (`first`), chosen so that the lanes of every round cover all eight
+/// 16-byte bank groups equally: four accesses per group, the least a
+/// 512-byte warp access can take. The vector a round touches is known only
+/// at run time, so it is moved into place with selects, not array indexing
+/// (which would put `items` in local memory).
+template <int Items, class T>
+struct StageAccess {
+  static constexpr int kWidth = kVectorItems<T>;    ///< elements per vector
+  static constexpr int kVectors = Items / kWidth;   ///< vectors per thread
+  static_assert(Items % kWidth == 0 && (kVectors & (kVectors - 1)) == 0, "a power-of-two number of vectors");
+
+  /// The vector this thread touches first.
+  __device__ __forceinline__ static int first() {
+    const int t = threadIdx.x;
+    return kVectors >= 8 ? t % kVectors : (t / (8 / kVectors)) % kVectors;
+  }
+  /// Reads this thread's items from `tile` (a tile in shared memory).
+  __device__ __forceinline__ static void read(const T* tile, T (&items)[Items]) {
+    const auto* vectors = reinterpret_cast<const Vector<T>*>(tile) + threadIdx.x * kVectors;
+    const int start = first();
+#pragma unroll
+    for (int round = 0; round < kVectors; ++round) {
+      const int v = (start + round) % kVectors;
+      const Vector<T> loaded = vectors[v];
+#pragma unroll
+      for (int c = 0; c < kVectors; ++c) {
+        if (c == v) {
+#pragma unroll
+          for (int k = 0; k < kWidth; ++k) items[c * kWidth + k] = loaded.values[k];
+        }
+      }
+    }
+  }
+  /// Writes this thread's items to `tile`, in the same order.
+  __device__ __forceinline__ static void write(T* tile, const T (&items)[Items]) {
+    auto* vectors = reinterpret_cast<Vector<T>*>(tile) + threadIdx.x * kVectors;
+    const int start = first();
+#pragma unroll
+    for (int round = 0; round < kVectors; ++round) {
+      const int v = (start + round) % kVectors;
+      Vector<T> packed;
+#pragma unroll
+      for (int k = 0; k < kWidth; ++k) packed.values[k] = items[k];
+#pragma unroll
+      for (int c = 1; c < kVectors; ++c) {
+#pragma unroll
+        for (int k = 0; k < kWidth; ++k) packed.values[k] = c == v ? items[c * kWidth + k] : packed.values[k];
+      }
+      vectors[v] = packed;
+    }
+  }
+};
+// [stage access]
+
+/// Shared memory of the bulk kernels: a ring of `Stages` tiles, one
+/// barrier and one tile number per stage, the hand-over slots between the
+/// scan warps and a look-back warp (bulk_specialized_scan only), the block
+/// scan's storage and the tile's prefix.
+template <class T, int ScanThreads, int Items, int Stages>
+struct BulkStorage {
+  static constexpr int kTile = ScanThreads * Items;  ///< elements per tile
+  alignas(128) T stage[Stages][kTile];               ///< the tiles in flight
+  std::uint64_t landed[Stages];                      ///< completes when a stage's tile has arrived
+  unsigned tile_of[Stages];                          ///< which tile a stage holds (>= tiles: none)
+  std::uint64_t aggregated[Stages];                  ///< completes when `aggregate` holds the stage's aggregate
+  std::uint64_t resolved[Stages];                    ///< completes when `prefix` holds the stage's prefix
+  T aggregate[Stages];                               ///< a tile's aggregate, for the look-back warp
+  T prefix[Stages];                                  ///< a tile's exclusive prefix, from the look-back warp
+  ch06::BlockScanStorage<T> scan;                    ///< the block scan of thread totals
+  T tile_prefix;                                     ///< the look-back's result, for the whole block
+};
+
+/// The parts both bulk kernels share: which tiles travel in bulk, taking
+/// tickets and starting loads, reading a tile's items.
+template <int ScanThreads, int Items, int Stages, class T>
+struct BulkTiles {
+  static constexpr int kTile = ScanThreads * Items;  ///< elements per tile
+  static constexpr unsigned kTileBytes = kTile * sizeof(T);
+  using Storage = BulkStorage<T, ScanThreads, Items, Stages>;
+
+  Storage& shared;   ///< the block's shared memory
+  const T* in;       ///< input
+  T* out;            ///< output
+  std::int64_t n;    ///< elements
+  unsigned tiles;    ///< tiles of the whole input
+  bool aligned;      ///< both arrays 16-byte aligned
+
+  /// Whether tile `tile` travels in bulk: whole, and both arrays aligned.
+  __device__ bool bulk(unsigned tile) const {
+    return aligned && static_cast<std::int64_t>(tile + 1) * kTile <= n;
+  }
+  /// Thread 0: takes the next ticket and starts loading its tile into `stage`.
+  __device__ void refill(int stage, unsigned* ticket) const {
+    const unsigned tile = atomicAdd(ticket, 1u);
+    shared.tile_of[stage] = tile;
+    if (tile < tiles && bulk(tile)) {
+      tma::arrive_expecting(&shared.landed[stage], kTileBytes);
+      tma::load(shared.stage[stage], in + static_cast<std::int64_t>(tile) * kTile, kTileBytes,
+                &shared.landed[stage]);
+    } else {
+      tma::arrive(&shared.landed[stage]);  // nothing to wait for
+    }
+  }
+  /// Waits for iteration i's stage and returns its tile.
+  __device__ unsigned arrived(unsigned i) const {
+    const int stage = static_cast<int>(i % Stages);
+    tma::wait(&shared.landed[stage], (i / Stages) % 2);
+    return shared.tile_of[stage];
+  }
+  /// This thread's items of `tile`, from its stage or straight from global memory.
+  template <class Op>
+  __device__ void read(unsigned tile, int stage, T (&items)[Items]) const {
+    if (bulk(tile)) {
+      StageAccess<Items, T>::read(shared.stage[stage], items);
+    } else {
+      const TileSpan span = tile_span(tile, kTile, n);
+      ch07::load_direct(in, span.start, span.valid, items, Op::template identity<T>());
+    }
+  }
+  /// Writes this thread's finished items of `tile`: into its stage (the
+  /// caller stores the stage in bulk) or straight to global memory.
+  __device__ void write(unsigned tile, int stage, const T (&items)[Items]) const {
+    if (bulk(tile)) {
+      StageAccess<Items, T>::write(shared.stage[stage], items);
+      tma::fence_shared_writes();
+    } else {
+      const TileSpan span = tile_span(tile, kTile, n);
+      ch07::store_direct(out, span.start, span.valid, items);
+    }
+  }
+  /// Thread 0: stores `tile` from its stage in bulk (if it travels so).
+  __device__ void store(unsigned tile, int stage) const {
+    if (bulk(tile)) tma::store(out + static_cast<std::int64_t>(tile) * kTile, shared.stage[stage], kTileBytes);
+  }
+};
+
+/// Thread 0: makes every barrier of the ring expect one arrival per phase.
+template <class Storage, int Stages>
+__device__ void init_ring(Storage& shared) {
+  for (int s = 0; s < Stages; ++s) {
+    tma::init(&shared.landed[s], 1);
+    tma::init(&shared.aggregated[s], 1);
+    tma::init(&shared.resolved[s], 1);
+  }
+  tma::fence_init();
+}
+
+// [bulk kernel]
+/// A persistent block scans tile after tile, in ticket order. Thread 0
+/// takes the tickets and loads the tiles with bulk copies into a ring of
+/// `Stages` shared-memory stages, `Stages - 2` tiles ahead of the one being
+/// scanned. For each tile k the block
+///  1. (as soon as tile k + 1 has landed) publishes tile k + 1's aggregate:
+///     the look-back of others never waits for a tile this block holds;
+///  2. looks back for tile k (warp 0) and publishes its inclusive prefix;
+///  3. finishes tile k in its stage and stores it with one bulk copy.
+/// Tiles that cannot travel in bulk (the last, partial one, or unaligned
+/// pointers) are read and written by the threads directly.
+/// `ticket` and the tile states must be zero at launch.
+template <int Threads, int Items, int Stages, class Walker, class State, class T, class Op>
+__global__ void __launch_bounds__(Threads)
+    bulk_look_back_scan(const T* in, T* out, std::int64_t n, Kind kind, unsigned* ticket, State state,
+                        BackOff wait, Op op) {
+  static_assert(Stages >= 3, "one stage scanned, one looked ahead, one being refilled");
+  using Tiles = BulkTiles<Threads, Items, Stages, T>;
+  auto& shared = *dynamic_shared<typename Tiles::Storage>();
+  const Tiles ring{shared, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, Tiles::kTile)),
+                   (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0};
+  // Step 1 for `tile`: its aggregate, published, and each thread's
+  // exclusive prefix within the tile (`before`).
+  const auto reduce = [&](unsigned tile, int stage, T& before) {
+    T items[Items];
+    ring.template read<Op>(tile, stage, items);
+    T thread_total = items[0];
+#pragma unroll
+    for (int j = 1; j < Items; ++j) thread_total = op(thread_total, items[j]);
+    T aggregate;
+    before = ch06::block_exclusive_scan(thread_total, op, shared.scan, aggregate);
+    const bool first_is_prefix = tile == 0 && !Walker::kGrouped;
+    if (threadIdx.x == 0) state.publish(tile, first_is_prefix ? Status::prefix : Status::aggregate, aggregate);
+    return aggregate;
+  };
+
+  if (threadIdx.x == 0) init_ring<typename Tiles::Storage, Stages>(shared);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages - 1; ++s) ring.refill(s, ticket);
+  }
+  unsigned tile = ring.arrived(0);
+  if (tile >= ring.tiles) return;
+  T before;
+  T aggregate = reduce(tile, 0, before);
+  for (unsigned i = 0;; ++i) {
+    const int stage = static_cast<int>(i % Stages);
+    // 1. Look ahead: the next tile's aggregate goes out before our look-back.
+    const unsigned next = ring.arrived(i + 1);
+    T next_before{};
+    T next_aggregate{};
+    if (next < ring.tiles) next_aggregate = reduce(next, static_cast<int>((i + 1) % Stages), next_before);
+    // 2. The look-back for this tile.
+    if (threadIdx.x < ch06::kWarpSize) {
+      T prefix = Op::template identity<T>();
+      if (tile != 0) {
+        if (!std::is_same_v<Walker, NoWalk>) wait.settle(tile);
+        const Resolved<T> r = Walker::template resolve<T>(state, tile, aggregate, op, wait);
+        if (threadIdx.x == 0 && r.publish) state.publish(tile, Status::prefix, r.inclusive);
+        prefix = r.exclusive;
+      }
+      if (threadIdx.x == 0) shared.tile_prefix = prefix;
+    }
+    __syncthreads();
+    // 3. Finish the tile where it lies and store it.
+    T items[Items];
+    ring.template read<Op>(tile, stage, items);
+    (void)ch07::thread_inclusive_scan(items, op);
+    ch07::add_prefix(items, op(shared.tile_prefix, before), kind, op);
+    ring.write(tile, stage, items);
+    __syncthreads();
+    // Store it, and refill the previous tile's stage once its store has read it.
+    if (threadIdx.x == 0) {
+      ring.store(tile, stage);
+      tma::wait_stores_read<1>();
+      ring.refill(static_cast<int>((i + Stages - 1) % Stages), ticket);
+    }
+    if (next >= ring.tiles) break;
+    tile = next;
+    before = next_before;
+    aggregate = next_aggregate;
+  }
+  if (threadIdx.x == 0) tma::wait_stores_done();
+}
+// [bulk kernel]
+
+/// A barrier for the scan warps alone (hardware barrier 1; barrier 0 is
+/// __syncthreads()), so that the look-back warp never has to join in.
+template <int ScanThreads>
+__device__ __forceinline__ void sync_scan_warps() {
+  asm volatile("bar.sync 1, %0;" ::"n"(ScanThreads) : "memory");
+}
+
+/// Chapter 06's block_exclusive_scan() over the scan warps only: the same
+/// steps, with sync_scan_warps() for its two barriers.
+template <int ScanThreads, class T, class Op>
+__device__ T scan_warps_exclusive_scan(T x, Op op, ch06::BlockScanStorage<T>& storage, T& total) {
+  constexpr int kWarps = ScanThreads / ch06::kWarpSize;
+  const int lane = threadIdx.x % ch06::kWarpSize;
+  const int warp = threadIdx.x / ch06::kWarpSize;
+  const T in_warp = ch06::warp_inclusive_scan(x, op);
+  if (lane == ch06::kWarpSize - 1) storage.warp_totals[warp] = in_warp;
+  sync_scan_warps<ScanThreads>();
+  if (warp == 0) {
+    const T warp_total = lane < kWarps ? storage.warp_totals[lane] : Op::template identity<T>();
+    storage.warp_totals[lane] = ch06::warp_inclusive_scan(warp_total, op);
+  }
+  sync_scan_warps<ScanThreads>();
+  total = storage.warp_totals[kWarps - 1];
+  const T prefix = warp == 0 ? Op::template identity<T>() : storage.warp_totals[warp - 1];
+  const T shifted = __shfl_up_sync(ch06::kFullMask, in_warp, 1);
+  return lane == 0 ? prefix : op(prefix, shifted);
+}
+
+// [specialized kernel]
+/// The bulk kernel with a look-back warp. ScanThreads threads (the scan
+/// warps) load, reduce and finish tiles as bulk_look_back_scan() does; one
+/// more warp does nothing but the look-backs, one tile behind them. For
+/// each tile the scan warps hand it the aggregate (through shared memory
+/// and a barrier of the ring, `aggregated`), go on with the next tile, and
+/// collect the prefix (`resolved`) only when they come to finish the tile.
+/// So a look-back overlaps the reduction of the next tile and the
+/// finishing of the previous one, instead of stopping the block.
+/// `ticket` and the tile states must be zero at launch.
+template <int ScanThreads, int Items, int Stages, class Walker, class State, class T, class Op>
+__global__ void __launch_bounds__(ScanThreads + ch06::kWarpSize)
+    bulk_specialized_scan(const T* in, T* out, std::int64_t n, Kind kind, unsigned* ticket, State state,
+                          BackOff wait, Op op) {
+  static_assert(Stages >= 3, "one stage finished, one reduced ahead, one being refilled");
+  using Tiles = BulkTiles<ScanThreads, Items, Stages, T>;
+  auto& shared = *dynamic_shared<typename Tiles::Storage>();
+  const Tiles ring{shared, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, Tiles::kTile)),
+                   (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0};
+
+  if (threadIdx.x == 0) init_ring<typename Tiles::Storage, Stages>(shared);
+  __syncthreads();  // the last barrier all warps take
+
+  if (threadIdx.x >= ScanThreads) {
+    // The look-back warp: tile after tile, in the scan warps' order.
+    const int lane = threadIdx.x % ch06::kWarpSize;
+    for (unsigned i = 0;; ++i) {
+      const int stage = static_cast<int>(i % Stages);
+      tma::wait(&shared.aggregated[stage], (i / Stages) % 2);
+      const unsigned tile = shared.tile_of[stage];
+      if (tile >= ring.tiles) return;
+      T exclusive = Op::template identity<T>();
+      if (tile != 0) {
+        if (!std::is_same_v<Walker, NoWalk>) wait.settle(tile);
+        const Resolved<T> r = Walker::template resolve<T>(state, tile, shared.aggregate[stage], op, wait);
+        if (lane == 0 && r.publish) state.publish(tile, Status::prefix, r.inclusive);
+        exclusive = r.exclusive;
+      }
+      if (lane == 0) {
+        shared.prefix[stage] = exclusive;
+        tma::arrive(&shared.resolved[stage]);
+      }
+    }
+  }
+
+  // The scan warps. Step 1 for `tile`: its aggregate, published and
+  // handed to the look-back warp, and each thread's prefix within the tile.
+  const auto reduce = [&](unsigned tile, int stage, T& before) {
+    T items[Items];
+    ring.template read<Op>(tile, stage, items);
+    T thread_total = items[0];
+#pragma unroll
+    for (int j = 1; j < Items; ++j) thread_total = op(thread_total, items[j]);
+    T aggregate;
+    before = scan_warps_exclusive_scan<ScanThreads>(thread_total, op, shared.scan, aggregate);
+    if (threadIdx.x == 0) {
+      const bool first_is_prefix = tile == 0 && !Walker::kGrouped;
+      state.publish(tile, first_is_prefix ? Status::prefix : Status::aggregate, aggregate);
+      shared.aggregate[stage] = aggregate;
+      tma::arrive(&shared.aggregated[stage]);
+    }
+  };
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages - 1; ++s) ring.refill(s, ticket);
+  }
+  unsigned tile = ring.arrived(0);
+  if (tile >= ring.tiles) {
+    if (threadIdx.x == 0) tma::arrive(&shared.aggregated[0]);  // tells the look-back warp to stop
+    return;
+  }
+  T before;
+  reduce(tile, 0, before);
+  for (unsigned i = 0;; ++i) {
+    const int stage = static_cast<int>(i % Stages);
+    const int next_stage = static_cast<int>((i + 1) % Stages);
+    const unsigned next = ring.arrived(i + 1);
+    T next_before{};
+    if (next < ring.tiles) {
+      reduce(next, next_stage, next_before);
+    } else if (threadIdx.x == 0) {
+      tma::arrive(&shared.aggregated[next_stage]);  // no next tile: the look-back warp stops there
+    }
+    // The prefix of this tile, from the look-back warp.
+    tma::wait(&shared.resolved[stage], (i / Stages) % 2);
+    T items[Items];
+    ring.template read<Op>(tile, stage, items);
+    (void)ch07::thread_inclusive_scan(items, op);
+    ch07::add_prefix(items, op(shared.prefix[stage], before), kind, op);
+    ring.write(tile, stage, items);
+    sync_scan_warps<ScanThreads>();
+    if (threadIdx.x == 0) {
+      ring.store(tile, stage);
+      tma::wait_stores_read<1>();
+      ring.refill(static_cast<int>((i + Stages - 1) % Stages), ticket);
+    }
+    if (next >= ring.tiles) break;
+    tile = next;
+    before = next_before;
+  }
+  if (threadIdx.x == 0) tma::wait_stores_done();
+}
+// [specialized kernel]
+
+// ---------------------------------------------------------------------------
+// The registry: every step as a variant, every knob a sweep point.
+
+/// Which kernel a recipe runs.
+enum class Kernel {
+  per_tile,     ///< chapter 10's kernel: one block per tile
+  bulk,         ///< bulk_look_back_scan(): persistent blocks, bulk copies
+  specialized,  ///< bulk_specialized_scan(): the same with a look-back warp
+};
+
+/// How a per-tile kernel moves its tile.
+enum class Io { block, warp };
+
+/// Which of the chapter's variants a recipe is (a sweep point is named by its knobs).
+enum class Role { sweep, warp_io, tuned, bulk, lookback_warp, deterministic };
+
+/// Everything that tells this chapter's variants and sweep points apart.
+struct Recipe {
+  Kernel kernel = Kernel::per_tile;  ///< which kernel
+  int threads = 128;                 ///< threads per block (specialized: scan threads, plus one warp)
+  int items = 32;                    ///< items per thread (a multiple of 4)
+  Io io = Io::warp;                  ///< per_tile: how the tile moves
+  int stages = 4;                    ///< bulk kernels: tiles in the ring
+  int min_blocks = 1;                ///< per_tile: blocks per SM the compiler must allow (caps registers)
+  int max_blocks = 0;                ///< blocks per SM the launch allows (0: as many as fit)
+  Walk walk = Walk::any_prefix;      ///< bulk kernels: how the look-back combines (per_tile: chapter 10's)
+  int windows = 1;                   ///< windows of 32 tiles a look-back reads per trip
+  StateKind state = StateKind::packed;  ///< how status and value are kept
+  BackOff wait = ch10::kSettle;      ///< how a tile waits
+  Role role = Role::sweep;           ///< a variant, or a sweep point
+};
+
+/// A variant's name, or the name a sweep point gets from its knobs, e.g.
+/// "bulk-128x32-s4-settle3000".
+std::string recipe_name(const Recipe& r);
+/// The one-line summary of a recipe.
+std::string recipe_summary(const Recipe& r);
+
+/// Dynamic shared memory, in bytes, that limits a launch of `kernel` to
+/// `blocks_per_sm` blocks per SM (on top of `dynamic_bytes` it uses itself).
+/// 0 when no limit is asked for.
+std::size_t shared_bytes_to_limit(const void* kernel, int threads, std::size_t dynamic_bytes, int blocks_per_sm);
+
+/// Registry entry for a Recipe.
+template <Recipe R>
+struct CopyCeiling {
+  /// Elements per tile.
+  static constexpr int kTile = R.threads * R.items;
+  /// The tile state for T.
+  template <class T>
+  using State = TileState<R.state, T>;
+
+  /// Name, summary and limits, for the registry.
+  static VariantInfo info() {
+    VariantInfo v;
+    v.name = recipe_name(R);
+    v.summary = recipe_summary(R);
+    v.block = R.threads;
+    v.items_per_thread = R.items;
+    v.float_order_varies = R.walk == Walk::any_prefix;
+    if (R.walk == Walk::none) v.segment = kTile;  // a building block: each tile on its own
+    v.tuning = R.role == Role::sweep;
+    return v;
+  }
+  /// The scratch memory run() takes: the ticket and the tile states.
+  template <class T, class Op>
+  static void reserve(Workspace& workspace, std::int64_t n, int) {
+    (void)take_states<State<T>, T>(workspace, tile_count(n, kTile));
+  }
+  /// Scans r.in into r.out on r.stream.
+  template <class T, class Op>
+  static void run(const ScanRequest<T>& r, Op op) {
+    Workspace workspace = r.workspace;
+    const unsigned tiles = tile_count(r.n, kTile);
+    const auto launch = take_states<State<T>, T>(workspace, tiles);
+    SCAN_CUDA(cudaMemsetAsync(launch.ticket, 0, launch.reset_bytes, r.stream));
+    BackOff wait = R.wait;
+    if constexpr (R.kernel == Kernel::per_tile) {
+      using Mover = std::conditional_t<R.io == Io::warp, WarpTileIo, ch10::BlockTileIo>;
+      using Walker = std::conditional_t<R.windows == 1, ch10::WarpLookBack, WideLookBack<R.windows>>;
+      const auto kernel =
+          ch10::decoupled_look_back_scan<R.threads, R.items, R.min_blocks, Walker, Mover, State<T>, T, Op>;
+      static const std::size_t padding =
+          shared_bytes_to_limit(reinterpret_cast<const void*>(kernel), R.threads, 0, R.max_blocks);
+      static const int resident = resident_blocks(kernel, R.threads, padding);
+      wait.first_settling_tile = static_cast<unsigned>(resident);
+      kernel<<<tiles, R.threads, padding, r.stream>>>(r.in, r.out, r.n, r.kind, launch.ticket, launch.state,
+                                                      wait, op);
+    } else {
+      constexpr bool kSpecialized = R.kernel == Kernel::specialized;
+      constexpr int kThreads = kSpecialized ? R.threads + ch06::kWarpSize : R.threads;
+      const auto kernel =
+          kSpecialized
+              ? bulk_specialized_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op>
+              : bulk_look_back_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op>;
+      constexpr std::size_t kBytes = sizeof(BulkStorage<T, R.threads, R.items, R.stages>);
+      static const int resident = [&] {
+        SCAN_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBytes)));
+        return resident_blocks(kernel, kThreads, kBytes);
+      }();
+      // Persistent blocks: as many as the device holds at once, no more
+      // than there are tiles. The tiles of the first wave skip the settle.
+      const unsigned blocks = std::min<unsigned>(tiles, static_cast<unsigned>(resident));
+      wait.first_settling_tile = static_cast<unsigned>(resident);
+      kernel<<<blocks, kThreads, kBytes, r.stream>>>(r.in, r.out, r.n, r.kind, launch.ticket, launch.state, wait,
+                                                     op);
+    }
+    SCAN_CUDA_LAUNCH();
+  }
+};
+
+/// The (T, Op) pairs of the sweep points: the sums of every type a recipe
+/// may be tuned for.
+using SumCombos = std::tuple<Combo<std::int32_t, Add>, Combo<float, Add>, Combo<std::int64_t, Add>,
+                             Combo<double, Add>>;
+
+}  // namespace scan::ch11
