@@ -1,5 +1,5 @@
 # scan_add_chapter(NUMBER NN SLUG name SOURCES file.cu ... [MAIN main.cu]
-#                  [DEPENDS scan_chMM ...] [HOST])
+#                  [DEPENDS scan_chMM ...] [HOST] [APPLICATIONS])
 #
 # One call per chapter folder. It builds
 #   scan_chNN            a static library: the chapter's algorithms and its
@@ -11,8 +11,10 @@
 # and records the chapter in the global list that generates the test suite's
 # and the scoreboard's table of chapters (chapters/all_chapters.cpp).
 # HOST marks a chapter that runs on the CPU (its generic suite is a [cpu] test).
+# APPLICATIONS marks a chapter without scan variants (chapter 13): it builds
+# its library and program but joins neither the chapter list nor the suite.
 function(scan_add_chapter)
-  cmake_parse_arguments(CH "HOST" "NUMBER;SLUG;MAIN" "SOURCES;DEPENDS" ${ARGN})
+  cmake_parse_arguments(CH "HOST;APPLICATIONS" "NUMBER;SLUG;MAIN" "SOURCES;DEPENDS" ${ARGN})
   if(NOT CH_NUMBER OR NOT CH_SLUG OR NOT CH_SOURCES)
     message(FATAL_ERROR "scan_add_chapter needs NUMBER, SLUG and SOURCES")
   endif()
@@ -26,8 +28,12 @@ function(scan_add_chapter)
   set(exe ch${CH_NUMBER}_${CH_SLUG})
   add_executable(${exe} ${CH_MAIN})
   target_link_libraries(${exe} PRIVATE ${lib} scan_warnings)
-  set_property(GLOBAL APPEND PROPERTY SCAN_CHAPTERS "${CH_NUMBER}")
   set_property(GLOBAL APPEND PROPERTY SCAN_CHAPTER_PROGRAMS "${exe}")
+  if(CH_APPLICATIONS)
+    set_property(GLOBAL APPEND PROPERTY SCAN_APPLICATION_LIBRARIES "${lib}")
+    return()
+  endif()
+  set_property(GLOBAL APPEND PROPERTY SCAN_CHAPTERS "${CH_NUMBER}")
   if(CH_HOST)
     set_property(GLOBAL APPEND PROPERTY SCAN_HOST_CHAPTERS "${CH_NUMBER}")
   endif()

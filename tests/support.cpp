@@ -123,16 +123,59 @@ std::uint64_t seed_for(const std::string& name, DType dtype, OpId op, Kind kind,
   return (h ^ static_cast<std::uint64_t>(n)) * 1099511628211ull;
 }
 
+/// Where a segmented variant's segments start, in the suite's cases.
+enum class Heads {
+  first_only,     ///< one segment: a plain scan
+  every_element,  ///< every element its own segment
+  short_random,   ///< geometric lengths, mean 8
+  long_random,    ///< geometric lengths, mean 300
+  tile_edges,     ///< heads on tile boundaries and one before and after
+  one_split,      ///< two long segments, each across many tiles
+};
+
+const char* heads_name(Heads h) {
+  switch (h) {
+    case Heads::first_only: return "one segment";
+    case Heads::every_element: return "every element a head";
+    case Heads::short_random: return "random segments, mean 8";
+    case Heads::long_random: return "random segments, mean 300";
+    case Heads::tile_edges: return "heads at tile edges";
+    case Heads::one_split: return "two long segments";
+  }
+  return "?";
+}
+
+std::vector<std::uint8_t> make_heads(Heads pattern, std::int64_t n, std::int64_t tile, std::uint64_t seed) {
+  switch (pattern) {
+    case Heads::short_random: return generate_heads(n, 8, Lengths::random, seed);
+    case Heads::long_random: return generate_heads(n, 300, Lengths::random, seed);
+    default: break;
+  }
+  std::vector<std::uint8_t> heads(static_cast<std::size_t>(n), pattern == Heads::every_element ? 1 : 0);
+  heads[0] = 1;
+  if (pattern == Heads::one_split) heads[static_cast<std::size_t>(n / 2)] = 1;
+  if (pattern == Heads::tile_edges && tile > 2) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t r = i % tile;
+      heads[static_cast<std::size_t>(i)] |= static_cast<std::uint8_t>(r == 0 || r == 1 || r == tile - 1);
+    }
+  }
+  return heads;
+}
+
 template <class T, class Op>
-void check_case(const Variant& v, Where where, Kind kind, std::int64_t n, int block,
-                Distribution dist) {
+void check_case(const Variant& v, Where where, Kind kind, std::int64_t n, int block, Distribution dist,
+                Heads pattern = Heads::first_only) {
   const std::uint64_t seed = seed_for(v.info.name, dtype_of<T>(), op_id_of<Op>(), kind, n) + block;
-  Harness<T> harness(where, generate_input<T>(n, seed, dist));
+  std::vector<std::uint8_t> heads;
+  if (v.info.segmented) heads = make_heads(pattern, n, v.tile_for(block), seed);
+  Harness<T> harness(where, generate_input<T>(n, seed, dist), std::move(heads));
   const std::vector<T>& out = harness.run_once(v, op_id_of<Op>(), kind, block, nullptr);
-  const VerifyReport report = verify_scan(harness.input(), out, kind, Op{}, v.info.segment);
+  const VerifyReport report = verify_scan(harness.input(), out, kind, Op{}, harness.restarts(v.info.segment));
   INFO(v.info.name << ": n = " << n << ", " << dtype_name(dtype_of<T>()) << " "
                    << op_name(op_id_of<Op>()) << " " << kind_name(kind) << ", block " << block
-                   << ", seed " << seed << (dist == Distribution::real_valued ? ", real-valued" : ""));
+                   << ", seed " << seed << (dist == Distribution::real_valued ? ", real-valued" : "")
+                   << (v.info.segmented ? std::string(", ") + heads_name(pattern) : std::string()));
   CHECK(report.describe() == "");
 }
 
@@ -150,13 +193,15 @@ void check_empty(const Variant& v, Where where, Kind kind, int block) {
 template <class T, class Op>
 void check_repeatable(const Variant& v, Where where, std::int64_t n, int block) {
   // Real-valued floats, so that a different order of additions can show.
-  Harness<T> harness(where, generate_input<T>(n, 12345 + n, Distribution::real_valued));
+  std::vector<std::uint8_t> heads;
+  if (v.info.segmented) heads = make_heads(Heads::long_random, n, v.tile_for(block), 777 + n);
+  Harness<T> harness(where, generate_input<T>(n, 12345 + n, Distribution::real_valued), std::move(heads));
   const std::vector<T> first = harness.run_once(v, op_id_of<Op>(), Kind::inclusive, block, nullptr);
   const std::vector<T>& second = harness.run_once(v, op_id_of<Op>(), Kind::inclusive, block, nullptr);
   INFO(v.info.name << ": two runs at n = " << n << ", " << dtype_name(dtype_of<T>()) << " "
                    << op_name(op_id_of<Op>()));
-  CHECK(verify_scan(harness.input(), first, Kind::inclusive, Op{}, v.info.segment).describe() == "");
-  CHECK(verify_scan(harness.input(), second, Kind::inclusive, Op{}, v.info.segment).describe() == "");
+  CHECK(verify_scan(harness.input(), first, Kind::inclusive, Op{}, harness.restarts(v.info.segment)).describe() == "");
+  CHECK(verify_scan(harness.input(), second, Kind::inclusive, Op{}, harness.restarts(v.info.segment)).describe() == "");
   const bool exact = !(std::is_floating_point_v<T> && std::is_same_v<Op, Add>) ||
                      !v.info.float_order_varies;
   if (exact) CHECK(std::memcmp(first.data(), second.data(), first.size() * sizeof(T)) == 0);
@@ -174,6 +219,14 @@ void run_variant(const Variant& v, Where where, int block) {
           continue;
         }
         check_case<T, Op>(v, where, kind, n, block, Distribution::typical);
+        if (!v.info.segmented) continue;
+        // Segments of every kind, the large sizes with a few of them.
+        const bool large = n > kEveryPairUpTo;
+        for (Heads pattern : {Heads::every_element, Heads::short_random, Heads::long_random, Heads::tile_edges,
+                              Heads::one_split}) {
+          if (large && (pattern == Heads::every_element || pattern == Heads::long_random)) continue;
+          check_case<T, Op>(v, where, kind, n, block, Distribution::typical, pattern);
+        }
       }
     }
     if constexpr (std::is_floating_point_v<T> && std::is_same_v<Op, Add>) {

@@ -326,8 +326,8 @@ TEST_CASE("a block of 0 asks for each variant's default workspace", "[cpu][regis
 
 TEST_CASE("every variant runs from a default-constructed request", "[gpu][registry]") {
   test::require_gpu();
-  std::vector<std::pair<std::string, const Variant*>> all = {{"baseline", &cub_variant()},
-                                                             {"baseline", &thrust_variant()}};
+  std::vector<std::pair<std::string, const Variant*>> all = {
+      {"baseline", &cub_variant()}, {"baseline", &thrust_variant()}, {"baseline", &cub_by_key_variant()}};
   for (const Chapter* chapter : all_chapters()) {
     for (const Variant& v : chapter->variants) all.emplace_back(chapter->program(), &v);
   }
@@ -343,13 +343,23 @@ TEST_CASE("every variant runs from a default-constructed request", "[gpu][regist
     ErasedRequest request;
     request.n = n;
     std::vector<std::int32_t> output(size);
+    // A segmented variant gets the one thing it cannot do without: its
+    // segments (here random ones).
+    const std::vector<std::uint8_t> heads = v->info.segmented ? generate_heads(n, 100, Lengths::random, 5)
+                                                              : std::vector<std::uint8_t>{};
     if (v->where == Where::device) {
       DeviceBuffer<std::int32_t> in(input), out(size);
       DeviceBuffer<std::byte> workspace(workspace_bytes);
+      DeviceBuffer<std::uint8_t> d_heads(heads);
+      DeviceBuffer<std::int32_t> d_keys(keys_from_heads(heads));
       SCAN_CUDA(cudaMemset(out.data(), poison_byte<std::int32_t>(), out.bytes()));
       request.in = in.data();
       request.out = out.data();
       request.workspace = Workspace(workspace.data(), workspace_bytes);
+      if (v->info.segmented) {
+        request.heads = d_heads.data();
+        request.keys = d_keys.data();
+      }
       v->run(DType::i32, OpId::add, request);
       output = out.to_host();
     } else {
@@ -360,8 +370,95 @@ TEST_CASE("every variant runs from a default-constructed request", "[gpu][regist
       request.workspace = Workspace(workspace.data(), workspace_bytes);
       v->run(DType::i32, OpId::add, request);
     }
-    const VerifyReport report = verify_scan(input, output, Kind::inclusive, Add{}, v->info.segment);
+    const Restarts restarts = v->info.segmented ? Restarts(heads.data()) : Restarts(v->info.segment);
+    const VerifyReport report = verify_scan(input, output, Kind::inclusive, Add{}, restarts);
     INFO(report.describe());
     CHECK(report.ok);
+  }
+}
+
+namespace {
+
+/// Runs `v` on arrays that start one element past a 16-byte boundary and
+/// checks the result: vector loads and bulk copies must notice and fall back.
+template <class T, class Op>
+void check_unaligned(const std::string& program, const Variant& v, std::int64_t n, Kind kind) {
+  if (!v.supports(dtype_of<T>(), op_id_of<Op>()) || n > v.info.max_n) return;
+  INFO(program << " " << v.info.name << ", n = " << n << ", " << dtype_name(dtype_of<T>()) << " "
+               << op_name(op_id_of<Op>()) << " " << kind_name(kind) << ", arrays one element off alignment");
+  const std::vector<T> input = generate_input<T>(n, 31 + n);
+  const std::vector<std::uint8_t> heads = v.info.segmented ? generate_heads(n, 100, Lengths::random, 6)
+                                                           : std::vector<std::uint8_t>{};
+  const std::size_t size = static_cast<std::size_t>(n);
+  std::vector<T> padded(size + 1);
+  std::copy(input.begin(), input.end(), padded.begin() + 1);
+  DeviceBuffer<T> in(padded), out(size + 1);
+  DeviceBuffer<std::uint8_t> d_heads(heads);
+  DeviceBuffer<std::int32_t> d_keys(keys_from_heads(heads));
+  const std::size_t workspace_bytes = v.workspace_bytes(dtype_of<T>(), op_id_of<Op>(), n, 0);
+  DeviceBuffer<std::byte> workspace(workspace_bytes);
+  SCAN_CUDA(cudaMemset(out.data(), poison_byte<T>(), out.bytes()));
+  ErasedRequest request;
+  request.in = in.data() + 1;
+  request.out = out.data() + 1;
+  request.n = n;
+  request.kind = kind;
+  request.workspace = Workspace(workspace.data(), workspace_bytes);
+  if (v.info.segmented) {
+    request.heads = d_heads.data();
+    request.keys = d_keys.data();
+  }
+  v.run(dtype_of<T>(), op_id_of<Op>(), request);
+  const std::vector<T> all = out.to_host();
+  const std::vector<T> output(all.begin() + 1, all.end());
+  const Restarts restarts = v.info.segmented ? Restarts(heads.data()) : Restarts(v.info.segment);
+  CHECK(verify_scan(input, output, kind, Op{}, restarts).describe() == "");
+}
+
+}  // namespace
+
+TEST_CASE("every GPU variant scans arrays that are not 16-byte aligned", "[gpu][registry]") {
+  test::require_gpu();
+  for (const Chapter* chapter : all_chapters()) {
+    if (chapter->where != Where::device) continue;
+    for (const Variant& v : chapter->variants) {
+      for (std::int64_t n : {std::int64_t{4097}, std::int64_t{100003}}) {
+        check_unaligned<std::int32_t, Add>(chapter->program(), v, n, Kind::inclusive);
+        check_unaligned<std::uint32_t, AffineCompose>(chapter->program(), v, n, Kind::exclusive);
+        check_unaligned<double, Add>(chapter->program(), v, n, Kind::inclusive);
+      }
+    }
+  }
+}
+
+TEST_CASE("variants that take a seed put it on the left of every output", "[gpu][registry]") {
+  test::require_gpu();
+  for (const Chapter* chapter : all_chapters()) {
+    for (const Variant& v : chapter->variants) {
+      if (!v.info.takes_seed || !v.supports(DType::u32, OpId::affine)) continue;
+      for (std::int64_t n : {std::int64_t{1}, std::int64_t{4097}, std::int64_t{1000003}}) {
+        for (Kind kind : {Kind::inclusive, Kind::exclusive}) {
+          INFO(chapter->program() << " " << v.info.name << ", n = " << n << ", " << kind_name(kind));
+          const std::vector<std::uint32_t> input = generate_input<std::uint32_t>(n, 71 + n);
+          const std::uint32_t seed = (3u << 16) | 11u;  // x -> 3x + 11, composed first
+          std::vector<std::uint32_t> expected(static_cast<std::size_t>(n));
+          reference_scan(input.data(), expected.data(), n, kind, AffineCompose{});
+          for (auto& e : expected) e = AffineCompose{}(seed, e);
+          DeviceBuffer<std::uint32_t> in(input), out(expected.size());
+          DeviceBuffer<std::uint32_t> d_seed(std::vector<std::uint32_t>{seed});
+          const std::size_t bytes = v.workspace_bytes(DType::u32, OpId::affine, n, 0);
+          DeviceBuffer<std::byte> workspace(bytes);
+          ErasedRequest request;
+          request.in = in.data();
+          request.out = out.data();
+          request.n = n;
+          request.kind = kind;
+          request.workspace = Workspace(workspace.data(), bytes);
+          request.seed = d_seed.data();
+          v.run(DType::u32, OpId::affine, request);
+          CHECK(out.to_host() == expected);
+        }
+      }
+    }
   }
 }

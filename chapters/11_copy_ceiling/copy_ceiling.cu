@@ -11,6 +11,7 @@ std::string recipe_name(const Recipe& r) {
     case Role::bulk: return "bulk";
     case Role::lookback_warp: return "lookback-warp";
     case Role::deterministic: return "deterministic";
+    case Role::one_wave: return "one-wave";
     case Role::sweep: break;
   }
   std::string s = (r.kernel == Kernel::bulk          ? "bulk-"
@@ -71,36 +72,6 @@ namespace {
 using ch10::kSettle;
 using ch10::kSpin;
 
-/// A per-tile recipe (chapter 10's kernel).
-constexpr Recipe per_tile(int threads, int items, Io io, BackOff wait, int min_blocks = 1, int max_blocks = 0,
-                          StateKind state = StateKind::packed) {
-  return {.kernel = Kernel::per_tile, .threads = threads, .items = items, .io = io, .min_blocks = min_blocks,
-          .max_blocks = max_blocks, .state = state, .wait = wait};
-}
-/// A bulk recipe.
-constexpr Recipe bulk(int threads, int items, int stages, BackOff wait, Walk walk = Walk::any_prefix,
-                      StateKind state = StateKind::packed) {
-  return {.kernel = Kernel::bulk, .threads = threads, .items = items, .stages = stages, .walk = walk,
-          .state = state, .wait = wait};
-}
-/// A recipe with a look-back warp (`threads` scan threads, one more warp).
-constexpr Recipe lookback_warp(int threads, int items, int stages, BackOff wait, Walk walk = Walk::any_prefix,
-                               StateKind state = StateKind::packed) {
-  Recipe r = bulk(threads, items, stages, wait, walk, state);
-  r.kernel = Kernel::specialized;
-  return r;
-}
-/// The same recipe with a look-back that reads `windows` windows per trip.
-constexpr Recipe wide(int windows, Recipe r) {
-  r.windows = windows;
-  return r;
-}
-/// A recipe as one of the chapter's variants.
-constexpr Recipe as(Role role, Recipe r) {
-  r.role = role;
-  return r;
-}
-
 template <Recipe... Points>
 void add(std::vector<Variant>& variants) {
   (variants.push_back(gpu_variant<CopyCeiling<Points>>()), ...);
@@ -118,10 +89,9 @@ std::vector<Variant> variants() {
   constexpr BackOff kSettle500{500, 640, 640, 0};
   constexpr BackOff kSettle1000{1000, 640, 640, 0};
   // The steps a reader runs and compares (every type and operator).
-  add<as(Role::warp_io, per_tile(256, 16, Io::warp, kSettle)), as(Role::tuned, per_tile(128, 32, Io::warp, kSettle)),
-      as(Role::bulk, bulk(128, 32, 4, kSettle1000)),
-      as(Role::lookback_warp, wide(4, lookback_warp(128, 32, 4, kSettle1000))),
-      as(Role::deterministic, bulk(128, 32, 4, kSettle1000, Walk::grouped))>(v);
+  add<as(Role::warp_io, per_tile(256, 16, Io::warp, kSettle)), kTuned, as(Role::bulk, bulk(128, 32, 4, kSettle1000)),
+      as(Role::lookback_warp, lookback_warp(128, 32, 4, kSettle1000)), kDeterministic>(v);
+  v.push_back(gpu_variant<Fastest>());
   // The ablation of the per-tile kernel: movement, shape, waiting, and
   // whether warp-private transposes win by their barriers or by their
   // registers (occupancy).
@@ -129,25 +99,28 @@ std::vector<Variant> variants() {
             per_tile(128, 32, Io::block, kSettle), per_tile(128, 32, Io::warp, kSpin),
             per_tile(128, 32, Io::warp, kSettle, 1, 5), per_tile(128, 32, Io::warp, kSettle1000),
             per_tile(128, 32, Io::warp, BackOff{5000, 640, 640, 0})>(v);
-  // Wide look-backs, per tile and in bulk.
-  add_sweep<SumCombos, wide(4, per_tile(128, 32, Io::warp, kSettle)), per_tile(128, 16, Io::warp, kSettle),
-            wide(4, per_tile(128, 16, Io::warp, kSettle))>(v);
-  add_sweep<SweepCombos, wide(2, per_tile(128, 32, Io::warp, kSettle)), wide(4, per_tile(128, 32, Io::warp, kSpin)), wide(4, per_tile(128, 32, Io::warp, kSettle1000)),
-            wide(2, bulk(128, 32, 4, kSpin)), wide(4, bulk(128, 32, 4, kSpin)), wide(4, bulk(128, 32, 4, kSettle500)),
-            wide(4, bulk(256, 16, 4, kSpin)), wide(4, bulk(128, 32, 3, kSpin)), wide(4, lookback_warp(128, 32, 4, kSpin)),
-            wide(4, lookback_warp(256, 16, 4, kSpin))>(v);
-  // The bulk kernels: ring depth, waiting, the grouped walk, and the kernels
-  // with no look-back at all (their ceiling).
+  // Wide look-backs (they lose: the text says why).
+  add_sweep<SumCombos, wide(4, per_tile(128, 32, Io::warp, kSettle)), per_tile(128, 16, Io::warp, kSettle)>(v);
+  add_sweep<SweepCombos, wide(2, per_tile(128, 32, Io::warp, kSettle)), wide(4, bulk(128, 32, 4, kSpin))>(v);
+  // The bulk kernels: ring depth, waiting, and their ceiling without any look-back.
   add_sweep<SweepCombos, bulk(128, 32, 3, kSettle1000), bulk(128, 32, 4, kSpin), bulk(128, 32, 4, kSettle500),
-            bulk(256, 16, 4, kSettle1000), bulk(128, 32, 4, kSpin, Walk::grouped),
-            bulk(128, 32, 4, kSettle500, Walk::grouped), lookback_warp(128, 32, 4, kSettle1000, Walk::grouped),
-            bulk(128, 32, 4, kSpin, Walk::none), lookback_warp(128, 32, 4, kSpin, Walk::none)>(v);
-  // Smaller tiles, for inputs of a few waves.
-  add_sweep<SweepCombos, per_tile(64, 32, Io::warp, kSettle), per_tile(128, 8, Io::warp, kSettle), bulk(128, 16, 4, kSettle1000)>(v);
+            bulk(256, 16, 4, kSettle1000), lookback_warp(128, 32, 4, kSpin), bulk(128, 32, 4, kSpin, Walk::none),
+            lookback_warp(128, 32, 4, kSpin, Walk::none)>(v);
+  // The grouped walk: groups per trip, tile shape, ring depth, waiting.
+  add_sweep<SweepCombos, bulk(128, 32, 4, kSpin, Walk::grouped), wide(2, bulk(128, 32, 4, kSpin, Walk::grouped)),
+            wide(8, bulk(128, 32, 4, kSpin, Walk::grouped)), wide(4, bulk(128, 32, 3, kSpin, Walk::grouped)),
+            wide(4, bulk(128, 32, 5, kSpin, Walk::grouped)), wide(4, bulk(256, 16, 4, kSpin, Walk::grouped)),
+            wide(4, bulk(128, 16, 6, kSpin, Walk::grouped)), wide(4, bulk(256, 16, 3, kSpin, Walk::grouped)),
+            wide(4, bulk(128, 32, 4, kSettle500, Walk::grouped)),
+            wide(4, lookback_warp(128, 32, 4, kSettle1000, Walk::grouped))>(v);
+  // Inputs of a few waves: larger tiles make one wave, smaller ones more.
+  add_sweep<SweepCombos, per_tile(64, 32, Io::warp, kSettle), per_tile(256, 32, Io::warp, kSpin),
+            per_tile(128, 48, Io::warp, kSpin), per_tile(256, 24, Io::warp, kSpin), per_tile(128, 16, Io::warp, kSpin)>(v);
   // 8-byte types: the split state against one 16-byte word, per tile and in bulk.
   add_sweep<WideSumCombos, per_tile(128, 32, Io::warp, kSettle, 1, 0, StateKind::split),
-            lookback_warp(128, 16, 4, kSpin), wide(4, lookback_warp(128, 16, 4, kSpin)), wide(4, bulk(128, 16, 4, kSpin)),
-            lookback_warp(128, 16, 4, kSpin, Walk::any_prefix, StateKind::split)>(v);
+            lookback_warp(128, 16, 4, kSpin), wide(4, bulk(128, 16, 4, kSpin)),
+            lookback_warp(128, 16, 4, kSpin, Walk::any_prefix, StateKind::split),
+            wide(4, bulk(128, 16, 4, kSpin, Walk::grouped)), wide(4, bulk(128, 16, 3, kSpin, Walk::grouped))>(v);
   return v;
 }
 

@@ -292,7 +292,7 @@ struct AnyPrefixWalk {
   /// The look-back for tile `tile` > 0, by a whole warp.
   template <class T, class Op, class State>
   __device__ __forceinline__ static Resolved<T> resolve(const State& state, unsigned tile, T aggregate, Op op,
-                                                        BackOff wait) {
+                                                        BackOff wait, T /*seed: tile 0 published it*/) {
     const T exclusive = look_back_wide<Windows, T>(state, tile, op, wait);
     return {exclusive, op(exclusive, aggregate), true};
   }
@@ -318,6 +318,7 @@ struct AnyPrefixWalk {
 /// same tree that the last tile of each group uses. Chapter 10's look-back
 /// may stop at any tile's prefix and combines a window with a tree that
 /// depends on where it stopped: its sums vary in the last bits.
+template <int Batch>
 struct GroupedWalk {
   static constexpr bool kGrouped = true;  ///< tile 0 publishes its aggregate like any tile
 
@@ -339,12 +340,13 @@ struct GroupedWalk {
     return __shfl_sync(ch06::kFullMask, ch06::warp_inclusive_scan(value, op), 31);
   }
 
-  /// \f$ G_{g-1} \f$ for the group that starts at tile `first`.
+  /// \f$ G_{g-1} \f$ for the group that starts at tile `first`;
+  /// \f$ G_{-1} \f$ is `seed`, what comes before the whole array.
   template <class T, class Op, class State>
-  __device__ static T group_prefix_before(const State& state, unsigned first, Op op, BackOff wait) {
-    constexpr int kBatch = 4;  // groups loaded per trip to memory, as in look_back_wide()
+  __device__ static T group_prefix_before(const State& state, unsigned first, Op op, BackOff wait, T seed) {
+    constexpr int kBatch = Batch;  // groups loaded per trip to memory, as in look_back_wide()
     const int lane = threadIdx.x % ch06::kWarpSize;
-    T running = Op::template identity<T>();
+    T running = seed;
     // Walk back to a group whose prefix is published (or past group 0),
     // keeping the totals of the groups passed: lane c holds the c-th
     // nearest (for the first 32; farther ones are loaded again below).
@@ -389,9 +391,10 @@ struct GroupedWalk {
     return running;
   }
 
-  /// The look-back for tile `tile`, by a whole warp.
+  /// The look-back for tile `tile`, by a whole warp; `seed` comes before tile 0.
   template <class T, class Op, class State>
-  __device__ static Resolved<T> resolve(const State& state, unsigned tile, T aggregate, Op op, BackOff wait) {
+  __device__ static Resolved<T> resolve(const State& state, unsigned tile, T aggregate, Op op, BackOff wait,
+                                        T seed) {
     const int lane = threadIdx.x % ch06::kWarpSize;
     const unsigned first = tile - tile % ch06::kWarpSize;
     const int position = static_cast<int>(tile - first);
@@ -405,7 +408,7 @@ struct GroupedWalk {
     const T within = ch06::warp_inclusive_scan(mine, op);  // lane l: S_g(l), for l <= position
     const T before_me = __shfl_sync(ch06::kFullMask, within, position > 0 ? position - 1 : 0);
     const T through_me = __shfl_sync(ch06::kFullMask, within, position);
-    const T base = group_prefix_before<T>(state, first, op, wait);
+    const T base = group_prefix_before<T>(state, first, op, wait, seed);
     return {position == 0 ? base : op(base, before_me), op(base, through_me), position == ch06::kWarpSize - 1};
   }
 };
@@ -417,7 +420,7 @@ struct NoWalk {
   static constexpr bool kGrouped = true;  ///< tile 0 publishes its aggregate like any tile
   /// The identity, at once.
   template <class T, class Op, class State>
-  __device__ __forceinline__ static Resolved<T> resolve(const State&, unsigned, T aggregate, Op, BackOff) {
+  __device__ __forceinline__ static Resolved<T> resolve(const State&, unsigned, T aggregate, Op, BackOff, T) {
     return {Op::template identity<T>(), aggregate, false};
   }
 };
@@ -425,13 +428,13 @@ struct NoWalk {
 /// How a persistent kernel's look-back combines.
 enum class Walk {
   any_prefix,  ///< AnyPrefixWalk: chapter 10's, `windows` windows per trip
-  grouped,     ///< GroupedWalk: bitwise the same on every run
+  grouped,     ///< GroupedWalk: bitwise the same on every run, `windows` groups per trip
   none,        ///< NoWalk: a tile-wise scan, to measure the rest of the kernel
 };
 
 /// The walk type for a Walk with `Windows` windows per trip.
 template <Walk W, int Windows>
-using WalkOf = std::conditional_t<W == Walk::grouped, GroupedWalk,
+using WalkOf = std::conditional_t<W == Walk::grouped, GroupedWalk<Windows>,
                                   std::conditional_t<W == Walk::none, NoWalk, AnyPrefixWalk<Windows>>>;
 
 // ---------------------------------------------------------------------------
@@ -674,12 +677,13 @@ __device__ void init_ring(Storage& shared) {
 template <int Threads, int Items, int Stages, class Walker, class State, class T, class Op>
 __global__ void __launch_bounds__(Threads)
     bulk_look_back_scan(const T* in, T* out, std::int64_t n, Kind kind, unsigned* ticket, State state,
-                        BackOff wait, Op op) {
+                        BackOff wait, Op op, const T* seed) {
   static_assert(Stages >= 3, "one stage scanned, one looked ahead, one being refilled");
   using Tiles = BulkTiles<Threads, Items, Stages, T>;
   auto& shared = *dynamic_shared<typename Tiles::Storage>();
   const Tiles ring{shared, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, Tiles::kTile)),
                    (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0};
+  const T first = seed != nullptr ? *seed : Op::template identity<T>();  // what comes before tile 0
   // Step 1 for `tile`: its aggregate, published, and each thread's
   // exclusive prefix within the tile (`before`).
   const auto reduce = [&](unsigned tile, int stage, T& before) {
@@ -690,8 +694,13 @@ __global__ void __launch_bounds__(Threads)
     for (int j = 1; j < Items; ++j) thread_total = op(thread_total, items[j]);
     T aggregate;
     before = ch06::block_exclusive_scan(thread_total, op, shared.scan, aggregate);
-    const bool first_is_prefix = tile == 0 && !Walker::kGrouped;
-    if (threadIdx.x == 0) state.publish(tile, first_is_prefix ? Status::prefix : Status::aggregate, aggregate);
+    if (threadIdx.x == 0) {
+      if (tile == 0 && !Walker::kGrouped) {
+        state.publish(0, Status::prefix, op(first, aggregate));  // tile 0 knows its prefix at once
+      } else {
+        state.publish(tile, Status::aggregate, aggregate);
+      }
+    }
     return aggregate;
   };
 
@@ -713,10 +722,10 @@ __global__ void __launch_bounds__(Threads)
     if (next < ring.tiles) next_aggregate = reduce(next, static_cast<int>((i + 1) % Stages), next_before);
     // 2. The look-back for this tile.
     if (threadIdx.x < ch06::kWarpSize) {
-      T prefix = Op::template identity<T>();
-      if (tile != 0) {
+      T prefix = first;
+      if (tile != 0 || Walker::kGrouped) {
         if (!std::is_same_v<Walker, NoWalk>) wait.settle(tile);
-        const Resolved<T> r = Walker::template resolve<T>(state, tile, aggregate, op, wait);
+        const Resolved<T> r = Walker::template resolve<T>(state, tile, aggregate, op, wait, first);
         if (threadIdx.x == 0 && r.publish) state.publish(tile, Status::prefix, r.inclusive);
         prefix = r.exclusive;
       }
@@ -786,13 +795,14 @@ __device__ T scan_warps_exclusive_scan(T x, Op op, ch06::BlockScanStorage<T>& st
 template <int ScanThreads, int Items, int Stages, class Walker, class State, class T, class Op>
 __global__ void __launch_bounds__(ScanThreads + ch06::kWarpSize)
     bulk_specialized_scan(const T* in, T* out, std::int64_t n, Kind kind, unsigned* ticket, State state,
-                          BackOff wait, Op op) {
+                          BackOff wait, Op op, const T* seed) {
   static_assert(Stages >= 3, "one stage finished, one reduced ahead, one being refilled");
   using Tiles = BulkTiles<ScanThreads, Items, Stages, T>;
   auto& shared = *dynamic_shared<typename Tiles::Storage>();
   const Tiles ring{shared, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, Tiles::kTile)),
                    (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0};
 
+  const T first = seed != nullptr ? *seed : Op::template identity<T>();  // what comes before tile 0
   if (threadIdx.x == 0) init_ring<typename Tiles::Storage, Stages>(shared);
   __syncthreads();  // the last barrier all warps take
 
@@ -804,10 +814,10 @@ __global__ void __launch_bounds__(ScanThreads + ch06::kWarpSize)
       tma::wait(&shared.aggregated[stage], (i / Stages) % 2);
       const unsigned tile = shared.tile_of[stage];
       if (tile >= ring.tiles) return;
-      T exclusive = Op::template identity<T>();
-      if (tile != 0) {
+      T exclusive = first;
+      if (tile != 0 || Walker::kGrouped) {
         if (!std::is_same_v<Walker, NoWalk>) wait.settle(tile);
-        const Resolved<T> r = Walker::template resolve<T>(state, tile, shared.aggregate[stage], op, wait);
+        const Resolved<T> r = Walker::template resolve<T>(state, tile, shared.aggregate[stage], op, wait, first);
         if (lane == 0 && r.publish) state.publish(tile, Status::prefix, r.inclusive);
         exclusive = r.exclusive;
       }
@@ -829,8 +839,11 @@ __global__ void __launch_bounds__(ScanThreads + ch06::kWarpSize)
     T aggregate;
     before = scan_warps_exclusive_scan<ScanThreads>(thread_total, op, shared.scan, aggregate);
     if (threadIdx.x == 0) {
-      const bool first_is_prefix = tile == 0 && !Walker::kGrouped;
-      state.publish(tile, first_is_prefix ? Status::prefix : Status::aggregate, aggregate);
+      if (tile == 0 && !Walker::kGrouped) {
+        state.publish(0, Status::prefix, op(first, aggregate));  // tile 0 knows its prefix at once
+      } else {
+        state.publish(tile, Status::aggregate, aggregate);
+      }
       shared.aggregate[stage] = aggregate;
       tma::arrive(&shared.aggregated[stage]);
     }
@@ -890,7 +903,7 @@ enum class Kernel {
 enum class Io { block, warp };
 
 /// Which of the chapter's variants a recipe is (a sweep point is named by its knobs).
-enum class Role { sweep, warp_io, tuned, bulk, lookback_warp, deterministic };
+enum class Role { sweep, warp_io, tuned, bulk, lookback_warp, deterministic, one_wave };
 
 /// Everything that tells this chapter's variants and sweep points apart.
 struct Recipe {
@@ -907,6 +920,37 @@ struct Recipe {
   BackOff wait = ch10::kSettle;      ///< how a tile waits
   Role role = Role::sweep;           ///< a variant, or a sweep point
 };
+
+/// Recipe builders, so that a list of sweep points reads as a table.
+/// A per-tile recipe (chapter 10's kernel).
+constexpr Recipe per_tile(int threads, int items, Io io, BackOff wait, int min_blocks = 1, int max_blocks = 0,
+                          StateKind state = StateKind::packed) {
+  return {.kernel = Kernel::per_tile, .threads = threads, .items = items, .io = io, .min_blocks = min_blocks,
+          .max_blocks = max_blocks, .state = state, .wait = wait};
+}
+/// A bulk recipe.
+constexpr Recipe bulk(int threads, int items, int stages, BackOff wait, Walk walk = Walk::any_prefix,
+                      StateKind state = StateKind::packed) {
+  return {.kernel = Kernel::bulk, .threads = threads, .items = items, .stages = stages, .walk = walk,
+          .state = state, .wait = wait};
+}
+/// A recipe with a look-back warp (`threads` scan threads, one more warp).
+constexpr Recipe lookback_warp(int threads, int items, int stages, BackOff wait, Walk walk = Walk::any_prefix,
+                               StateKind state = StateKind::packed) {
+  Recipe r = bulk(threads, items, stages, wait, walk, state);
+  r.kernel = Kernel::specialized;
+  return r;
+}
+/// The same recipe with a look-back that reads `windows` windows per trip.
+constexpr Recipe wide(int windows, Recipe r) {
+  r.windows = windows;
+  return r;
+}
+/// A recipe as one of the chapter's variants.
+constexpr Recipe as(Role role, Recipe r) {
+  r.role = role;
+  return r;
+}
 
 /// A variant's name, or the name a sweep point gets from its knobs, e.g.
 /// "bulk-128x32-s4-settle3000".
@@ -937,6 +981,7 @@ struct CopyCeiling {
     v.items_per_thread = R.items;
     v.float_order_varies = R.walk == Walk::any_prefix;
     if (R.walk == Walk::none) v.segment = kTile;  // a building block: each tile on its own
+    v.takes_seed = R.kernel != Kernel::per_tile && R.walk != Walk::none;
     v.tuning = R.role == Role::sweep;
     return v;
   }
@@ -954,6 +999,7 @@ struct CopyCeiling {
     SCAN_CUDA(cudaMemsetAsync(launch.ticket, 0, launch.reset_bytes, r.stream));
     BackOff wait = R.wait;
     if constexpr (R.kernel == Kernel::per_tile) {
+      if (r.seed != nullptr) throw std::logic_error("a seeded scan needs a bulk recipe");
       using Mover = std::conditional_t<R.io == Io::warp, WarpTileIo, ch10::BlockTileIo>;
       using Walker = std::conditional_t<R.windows == 1, ch10::WarpLookBack, WideLookBack<R.windows>>;
       const auto kernel =
@@ -981,11 +1027,64 @@ struct CopyCeiling {
       const unsigned blocks = std::min<unsigned>(tiles, static_cast<unsigned>(resident));
       wait.first_settling_tile = static_cast<unsigned>(resident);
       kernel<<<blocks, kThreads, kBytes, r.stream>>>(r.in, r.out, r.n, r.kind, launch.ticket, launch.state, wait,
-                                                     op);
+                                                     op, r.seed);
     }
     SCAN_CUDA_LAUNCH();
   }
 };
+
+// [fastest]
+/// The per-tile kernel at its measured best for 4-byte sums of a few waves
+/// and for 8-byte types: warp-private transposes, 128 x 32 tiles, a 3 µs settle.
+inline constexpr Recipe kTuned = as(Role::tuned, per_tile(128, 32, Io::warp, ch10::kSettle));
+/// One wave of large tiles, spinning: for inputs of about 2^21 to 2^23 elements.
+inline constexpr Recipe kOneWave = as(Role::one_wave, per_tile(256, 32, Io::warp, ch10::kSpin));
+/// The bulk kernel with the grouped look-back, four groups per trip: the
+/// fastest measured for large inputs, and bitwise reproducible.
+inline constexpr Recipe kDeterministic =
+    as(Role::deterministic, wide(4, bulk(256, 16, 4, ch10::kSpin, Walk::grouped)));
+
+/// The chapter's answer: for each input, the recipe measured fastest for
+/// its size and element type (the text's size table shows the crossovers).
+struct Fastest {
+  /// Runs `f.template operator()<Recipe>()` with the recipe for n elements of T.
+  template <class T, class F>
+  static void dispatch(std::int64_t n, F&& f) {
+    if constexpr (sizeof(T) == 8) {
+      f.template operator()<kTuned>();  // 16-byte states, per tile: the bulk kernels lose here
+    } else {
+      if (n < (std::int64_t{1} << 21)) {
+        f.template operator()<kTuned>();
+      } else if (n < (std::int64_t{1} << 23)) {
+        f.template operator()<kOneWave>();
+      } else {
+        f.template operator()<kDeterministic>();
+      }
+    }
+  }
+  /// Name, summary and limits, for the registry.
+  static VariantInfo info() {
+    VariantInfo v;
+    v.name = "fastest";
+    v.summary = "the fastest recipe measured for the size: tuned below 2^21 elements (and for 8-byte types), "
+                "one wave of 256x32 tiles below 2^23, deterministic above";
+    v.block = kDeterministic.threads;
+    v.items_per_thread = kDeterministic.items;
+    v.float_order_varies = true;  // below 2^23 elements
+    return v;
+  }
+  /// The scratch memory run() takes: that of the recipe chosen for n.
+  template <class T, class Op>
+  static void reserve(Workspace& workspace, std::int64_t n, int block) {
+    dispatch<T>(n, [&]<Recipe R>() { CopyCeiling<R>::template reserve<T, Op>(workspace, n, block); });
+  }
+  /// Scans r.in into r.out on r.stream with the recipe chosen for r.n.
+  template <class T, class Op>
+  static void run(const ScanRequest<T>& r, Op op) {
+    dispatch<T>(r.n, [&]<Recipe R>() { CopyCeiling<R>::template run<T, Op>(r, op); });
+  }
+};
+// [fastest]
 
 /// The (T, Op) pairs of the sweep points: the sums of every type a recipe
 /// may be tuned for.

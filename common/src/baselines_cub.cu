@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 
 namespace scan {
 namespace {
@@ -65,7 +66,56 @@ struct CubScan {
   }
 };
 
+/// The same for CUB's scan by key, over the segments ScanRequest::keys numbers.
+template <class T, class Op>
+cudaError_t cub_scan_by_key(void* temp, std::size_t& temp_bytes, const std::int32_t* keys, const T* in, T* out,
+                            std::int64_t n, Kind kind, cudaStream_t stream) {
+  const auto op = cub_operator<Op>();
+  const auto call = [&](auto count) {
+    if (kind == Kind::inclusive) {
+      return cub::DeviceScan::InclusiveScanByKey(temp, temp_bytes, keys, in, out, op, count,
+                                                 ::cuda::std::equal_to<>{}, stream);
+    }
+    return cub::DeviceScan::ExclusiveScanByKey(temp, temp_bytes, keys, in, out, op, Op::template identity<T>(),
+                                               count, ::cuda::std::equal_to<>{}, stream);
+  };
+  if (n <= std::numeric_limits<std::int32_t>::max()) return call(static_cast<std::int32_t>(n));
+  return call(static_cast<std::int64_t>(n));
+}
+
+struct CubScanByKey {
+  static VariantInfo info() {
+    return {.name = "cub::DeviceScan::ByKey",
+            .summary = "CUB's scan by key (it reads a 4-byte key per element, not a 1-byte head flag)",
+            .float_order_varies = true,
+            .segmented = true};
+  }
+
+  template <class T, class Op>
+  static void reserve(Workspace& workspace, std::int64_t n, int /*block_threads*/) {
+    std::size_t inclusive = 0, exclusive = 0;
+    SCAN_CUDA((cub_scan_by_key<T, Op>(nullptr, inclusive, nullptr, nullptr, nullptr, n, Kind::inclusive, nullptr)));
+    SCAN_CUDA((cub_scan_by_key<T, Op>(nullptr, exclusive, nullptr, nullptr, nullptr, n, Kind::exclusive, nullptr)));
+    workspace.take<std::byte>(std::max(inclusive, exclusive));
+  }
+
+  template <class T, class Op>
+  static void run(const ScanRequest<T>& r, Op) {
+    if (r.keys == nullptr) throw std::logic_error("cub::DeviceScan::ByKey needs the segments' keys");
+    Workspace workspace = r.workspace;
+    std::size_t bytes = 0;
+    SCAN_CUDA((cub_scan_by_key<T, Op>(nullptr, bytes, r.keys, r.in, r.out, r.n, r.kind, r.stream)));
+    void* temp = workspace.take<std::byte>(bytes);
+    SCAN_CUDA((cub_scan_by_key<T, Op>(temp, bytes, r.keys, r.in, r.out, r.n, r.kind, r.stream)));
+  }
+};
+
 }  // namespace
+
+const Variant& cub_by_key_variant() {
+  static const Variant variant = gpu_variant<CubScanByKey>();
+  return variant;
+}
 
 const Variant& cub_variant() {
   static const Variant variant = gpu_variant<CubScan>();

@@ -59,6 +59,19 @@ void add_chapter_options(CLI::App& app, Options& o) {
   add_value_option(app, "--input", "LIST", "scan these comma-separated values and print them",
                    [&o](const std::string& v) { o.input = split_list(v); });
   app.add_flag("--trace", o.trace, "print the array after every step (n <= " + std::to_string(kTraceMaxN) + ")");
+  add_value_option(app, "--segments", "L", "segmented scans: mean segment length [1024]", [&o](const std::string& v) {
+    o.segments = parse_count(v, "--segments");
+    if (o.segments < 1) throw UsageError("--segments must be at least 1");
+  });
+  add_value_option(app, "--lengths", "D", "segmented scans: random (geometric) or fixed lengths [random]",
+                   [&o](const std::string& v) {
+                     if (v != "random" && v != "fixed") {
+                       throw UsageError("--lengths must be random or fixed, not '" + v + "'");
+                     }
+                     o.lengths = v == "fixed" ? Lengths::fixed : Lengths::random;
+                   });
+  add_value_option(app, "--heads", "LIST", "segmented scans with --input: 1 where a segment starts, e.g. 1,0,0,1",
+                   [&o](const std::string& v) { o.heads = split_list(v); });
   app.add_flag_callback("--csv", [&o] { o.format = OutputFormat::csv; }, "CSV on stdout");
   app.add_flag_callback("--json", [&o] { o.format = OutputFormat::json; }, "JSON on stdout");
   app.add_flag_callback("--no-baselines", [&o] { o.baselines = false; }, "leave out the CUB and copy rows");
@@ -161,6 +174,19 @@ Options parse_options(const std::vector<std::string>& args) {
     o.dtype = DType::u32;
   }
   if (o.input) o.n = static_cast<std::int64_t>(o.input->size());
+  if (o.heads) {
+    if (!o.input) throw UsageError("--heads goes with --input (it marks the segments of the values given)");
+    if (o.heads->size() != o.input->size()) {
+      throw UsageError("--heads has " + std::to_string(o.heads->size()) + " items but --input has " +
+                       std::to_string(o.input->size()));
+    }
+    for (std::size_t i = 0; i < o.heads->size(); ++i) {
+      const std::string& h = (*o.heads)[i];
+      if (h != "0" && h != "1") {
+        throw UsageError("--heads: item " + std::to_string(i + 1) + " '" + h + "' is not 0 or 1");
+      }
+    }
+  }
   if (o.trace && o.n > kTraceMaxN) {
     throw UsageError("--trace prints every step, so it needs --n " + std::to_string(kTraceMaxN) +
                      " or less (or a short --input), not " + std::to_string(o.n));

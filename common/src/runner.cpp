@@ -154,21 +154,53 @@ struct RunResult {
   bool any_failed = false;
 };
 
-/// The chapter's selected variants, followed by CUB when it is wanted.
-std::vector<const Variant*> with_cub(const std::vector<const Variant*>& variants, bool include_cub) {
+/// True for a chapter of segmented scans (chapter 12).
+bool segmented(const Chapter& chapter) {
+  return std::any_of(chapter.variants.begin(), chapter.variants.end(),
+                     [](const Variant& v) { return v.info.segmented; });
+}
+
+/// The library baseline a chapter's variants are compared with: CUB's scan,
+/// or CUB's scan by key for segmented scans.
+const Variant& baseline_for(const Chapter& chapter) {
+  return segmented(chapter) ? cub_by_key_variant() : cub_variant();
+}
+
+/// The chapter's selected variants, followed by its CUB baseline when it is wanted.
+std::vector<const Variant*> with_cub(const Chapter& chapter, const std::vector<const Variant*>& variants,
+                                     bool include_cub) {
   std::vector<const Variant*> all = variants;
-  if (include_cub) all.push_back(&cub_variant());
+  if (include_cub) all.push_back(&baseline_for(chapter));
   return all;
+}
+
+/// Bytes a scan of n elements must move at least: each element read and
+/// written once, and for a segmented scan its head flag read too.
+double bytes_moved(const Chapter& chapter, std::int64_t n, std::size_t element_bytes) {
+  return static_cast<double>(n) * (2.0 * static_cast<double>(element_bytes) + (segmented(chapter) ? 1.0 : 0.0));
+}
+
+/// The head flags of a segmented run: from `--heads`, or generated.
+std::vector<std::uint8_t> heads_for(const Chapter& chapter, const Options& o, std::int64_t n) {
+  if (!segmented(chapter)) return {};
+  if (o.heads) {
+    std::vector<std::uint8_t> heads;
+    for (const auto& item : *o.heads) heads.push_back(item == "1" ? 1 : 0);
+    return heads;
+  }
+  return generate_heads(n, static_cast<double>(o.segments > 0 ? o.segments : kDefaultSegmentLength), o.lengths,
+                        o.seed);
 }
 
 /// Refuses, with a reason, an n the device or the host cannot hold, before
 /// anything is allocated (an input the host cannot hold would otherwise be
 /// ended by the kernel's out-of-memory killer, not by a message).
 template <class T>
-void check_memory(const Options& o, const std::vector<const Variant*>& variants, bool include_cub,
-                  const DeviceInfo* device) {
+void check_memory(const Chapter& chapter, const Options& o, const std::vector<const Variant*>& variants,
+                  bool include_cub, const DeviceInfo* device) {
   const std::int64_t n = o.n;
-  const std::size_t array_bytes = static_cast<std::size_t>(n) * sizeof(T);
+  // Segmented scans keep a head flag and a key per element beside the values.
+  const std::size_t array_bytes = static_cast<std::size_t>(n) * (sizeof(T) + (segmented(chapter) ? 3 : 0));
   const std::string what = "n = " + std::to_string(n) + " " + std::string(dtype_name(o.dtype));
   // The host keeps the input, one output copy and the oracle's pass over them.
   const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
@@ -178,7 +210,7 @@ void check_memory(const Options& o, const std::vector<const Variant*>& variants,
   }
   if (device == nullptr) return;
   std::size_t largest_workspace = 0;
-  for (const Variant* v : with_cub(variants, include_cub)) {
+  for (const Variant* v : with_cub(chapter, variants, include_cub)) {
     if (n <= v->info.max_n) {
       largest_workspace = std::max(largest_workspace, v->workspace_bytes(o.dtype, o.op, n, v->block_for(o.block)));
     }
@@ -207,20 +239,26 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
     input = generate_input<T>(o.n, o.seed);
   }
   const std::int64_t n = static_cast<std::int64_t>(input.size());
-  result.bytes = 2.0 * static_cast<double>(n) * sizeof(T);
+  result.bytes = bytes_moved(chapter, n, sizeof(T));
 
-  const std::vector<const Variant*> all = with_cub(variants, chapter.where == Where::device && o.baselines);
+  const std::vector<const Variant*> all =
+      with_cub(chapter, variants, chapter.where == Where::device && o.baselines);
 
-  Harness<T> harness(chapter.where, std::move(input));
+  Harness<T> harness(chapter.where, std::move(input), heads_for(chapter, o, n));
   const bool timing = !o.input && !o.trace && n > 0 && o.reps > 0;
   if (o.input && o.format == OutputFormat::table) {
     std::cout << "input:  " << join_values(harness.input()) << "\n";
+    if (o.heads) {
+      std::cout << "heads: ";
+      for (const auto& item : *o.heads) std::cout << ' ' << item;
+      std::cout << "\n";
+    }
   }
 
   for (const Variant* v : all) {
     Row row;
     row.name = v->info.name;
-    row.is_cub = v == &cub_variant();
+    row.is_cub = v == &baseline_for(chapter);
     if (v->info.segment > 0) row.note = "tile-wise scan of " + std::to_string(v->info.segment) + "-element tiles";
     if (n > v->info.max_n) {
       row.status = Status::skip;
@@ -230,21 +268,24 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
     }
     const int block = v->block_for(o.block);
     const std::string step = run_name + ", " + v->info.name + ": ";
-    progress.step(step + "running once and verifying", n);
-    Trace trace(n, sizeof(T));
-    const std::vector<T> output = harness.run_once(*v, o.op, o.kind, block, o.trace ? &trace : nullptr);
-    VerifyReport report = verify_scan(harness.input(), output, o.kind, Op{}, v->info.segment);
-    if (o.trace && o.format == OutputFormat::table) print_trace<T>(std::cout, v->info.name, harness.input(), trace);
-    if (o.input && o.format == OutputFormat::table) {
-      std::cout << v->info.name << ": " << join_values(output) << "\n";
-    }
-    if (report.ok && timing) {
+    const Restarts restarts = harness.restarts(v->info.segment);
+    VerifyReport report;
+    if (timing) {
+      // Timed runs write a freshly poisoned output; what the last one wrote is checked.
       progress.step(step + "timing " + std::to_string(o.reps) + " runs", n);
       row.timing = harness.time(*v, o.op, o.kind, block, o.warmup, o.reps);
       row.timed = true;
-      // The timed runs wrote a freshly poisoned output: check it too.
       progress.step(step + "verifying the timed output", n);
-      report = verify_scan(harness.input(), harness.output(), o.kind, Op{}, v->info.segment);
+      report = verify_scan(harness.input(), harness.output(), o.kind, Op{}, restarts);
+    } else {
+      progress.step(step + "running once and verifying", n);
+      Trace trace(n, sizeof(T));
+      const std::vector<T>& output = harness.run_once(*v, o.op, o.kind, block, o.trace ? &trace : nullptr);
+      report = verify_scan(harness.input(), output, o.kind, Op{}, restarts);
+      if (o.trace && o.format == OutputFormat::table) print_trace<T>(std::cout, v->info.name, harness.input(), trace);
+      if (o.input && o.format == OutputFormat::table) {
+        std::cout << v->info.name << ": " << join_values(output) << "\n";
+      }
     }
     if (!report.ok) {
       progress.clear();
@@ -366,6 +407,13 @@ int run_chapter_or_throw(const Chapter& chapter, int argc, char** argv) {
   }
   const auto variants = select_variants(chapter, o);
   check_block_option(variants, o);
+  if (!segmented(chapter) && (o.segments > 0 || o.heads)) {
+    throw UsageError("--segments and --heads are for segmented scans (chapter 12); " + chapter.program() +
+                     " scans whole arrays");
+  }
+  if (o.heads && o.heads->front() != "1") {
+    throw UsageError("--heads: the first item must be 1 (element 0 always starts a segment)");
+  }
   if (o.input) {
     // Bad values are bad usage, whatever the machine: check them before the device.
     visit_combo(o.dtype, o.op, [&]<class T, class Op>() {
@@ -383,7 +431,7 @@ int run_chapter_or_throw(const Chapter& chapter, int argc, char** argv) {
   }
 
   visit_combo(o.dtype, o.op, [&]<class T, class Op>() {
-    check_memory<T>(o, variants, chapter.where == Where::device && o.baselines,
+    check_memory<T>(chapter, o, variants, chapter.where == Where::device && o.baselines,
                     chapter.where == Where::device ? &device : nullptr);
   });
 
@@ -392,6 +440,10 @@ int run_chapter_or_throw(const Chapter& chapter, int argc, char** argv) {
               << (chapter.where == Where::device ? "device: " : "") << device_line << "\n"
               << "input:  n = " << format_count(o.n) << " " << dtype_name(o.dtype) << ", op "
               << op_name(o.op) << ", " << kind_name(o.kind) << " scan, seed " << o.seed;
+    if (segmented(chapter) && !o.input) {
+      std::cout << "; segments of " << (o.lengths == Lengths::fixed ? "exactly " : "mean length ")
+                << (o.segments > 0 ? o.segments : kDefaultSegmentLength);
+    }
     if (!o.input && !o.trace && o.reps > 0) {
       std::cout << "; median of " << o.reps << " runs after " << o.warmup << " warm-ups";
     }

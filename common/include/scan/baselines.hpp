@@ -16,6 +16,12 @@ namespace scan {
 /// Its temporary storage comes from the workspace, allocated before timing.
 const Variant& cub_variant();
 
+/// cub::DeviceScan::InclusiveScanByKey / ExclusiveScanByKey: the segmented
+/// scan chapter 12 is compared with. CUB finds segments by key, so it reads
+/// ScanRequest::keys (4 bytes per element) where chapter 12 reads one-byte
+/// head flags; the keys are made before timing.
+const Variant& cub_by_key_variant();
+
 /// thrust::inclusive_scan / exclusive_scan on the runner's stream, for the
 /// sums of every element type. Its temporary storage is served from the
 /// workspace by a custom allocator, so no allocation is timed.

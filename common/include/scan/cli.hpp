@@ -5,6 +5,7 @@
 /// chNN_name [--n 16M] [--type int32|uint32|int64|float|double] [--op add|max|min|affine]
 ///           [--kind inclusive|exclusive] [--variant NAME|all|sweep] [--block B]
 ///           [--reps 20] [--warmup 3] [--seed 1] [--input 3,1,7,0] [--trace]
+///           [--segments 1024] [--lengths random|fixed] [--heads 1,0,0,1]
 ///           [--csv | --json] [--no-baselines] [--quiet] [--list] [--help]
 /// \endcode
 /// The chapter programs, the scoreboard and the stress program build their
@@ -14,6 +15,7 @@
 /// argument throws UsageError with a one-line reason.
 #pragma once
 
+#include <scan/generate.hpp>
 #include <scan/registry.hpp>
 #include <scan/types.hpp>
 
@@ -33,6 +35,9 @@ namespace scan {
 
 /// How results are printed.
 enum class OutputFormat { table, csv, json };
+
+/// Segmented scans: the mean segment length when `--segments` is not given.
+inline constexpr std::int64_t kDefaultSegmentLength = 1024;
 
 /// What every program that times scans takes: `--reps`, `--warmup`, `--seed`, `--quiet`.
 struct RunOptions {
@@ -56,6 +61,11 @@ struct Options : RunOptions {
   bool baselines = true;                    ///< CUB and copy rows (off: `--no-baselines`)
   bool list = false;                        ///< `--list`
   bool help = false;                        ///< `--help`
+  /// Segmented scans: `--segments`, the mean segment length (0: not given,
+  /// the default of 1024 applies).
+  std::int64_t segments = 0;
+  Lengths lengths = Lengths::random;        ///< segmented scans: `--lengths random|fixed`
+  std::optional<std::vector<std::string>> heads;  ///< segmented scans: the items of `--heads` (with `--input`)
 };
 
 /// Sets `app` up the way every program here parses: `--help` (and `-h`)

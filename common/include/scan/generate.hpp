@@ -53,4 +53,19 @@ template <class T>
 std::vector<T> generate_input(std::int64_t n, std::uint64_t seed,
                               Distribution dist = Distribution::typical);
 
+/// How segment lengths are drawn for a segmented scan (chapter 12).
+enum class Lengths {
+  random,  ///< each element after the first starts a segment with probability 1/mean (geometric lengths)
+  fixed,   ///< a segment starts every `mean` elements
+};
+
+/// Head flags for `n` elements: 1 where a segment starts, 0 elsewhere;
+/// element 0 always starts one. `mean` is the mean segment length (at
+/// least 1; 1 makes every element a head).
+std::vector<std::uint8_t> generate_heads(std::int64_t n, double mean, Lengths lengths, std::uint64_t seed);
+
+/// Keys for the same segments, as a scan-by-key reads them: the segment's
+/// number, modulo 2^31 (neighbouring segments still differ).
+std::vector<std::int32_t> keys_from_heads(const std::vector<std::uint8_t>& heads);
+
 }  // namespace scan

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <scan/device_buffer.hpp>
+#include <scan/generate.hpp>
 #include <scan/registry.hpp>
 #include <scan/timing.hpp>
 #include <scan/types.hpp>
@@ -25,13 +26,21 @@ namespace scan {
 template <class T>
 class Harness {
  public:
-  /// Takes the input; for device variants it is copied to the GPU here.
-  Harness(Where where, std::vector<T> input) : where_(where), input_(std::move(input)) {
+  /// Takes the input, and for a segmented scan (chapter 12) its head flags
+  /// (n bytes; empty for a plain scan); for device variants they are copied
+  /// to the GPU here, with the segment keys that by-key variants read.
+  Harness(Where where, std::vector<T> input, std::vector<std::uint8_t> heads = {})
+      : where_(where), input_(std::move(input)), heads_(std::move(heads)) {
     if (where_ == Where::device) {
       d_in_ = DeviceBuffer<T>(input_);
       d_out_ = DeviceBuffer<T>(input_.size());
+      if (!heads_.empty()) {
+        d_heads_ = DeviceBuffer<std::uint8_t>(heads_);
+        d_keys_ = DeviceBuffer<std::int32_t>(keys_from_heads(heads_));
+      }
     } else {
       h_out_.resize(input_.size());
+      if (!heads_.empty()) h_keys_ = keys_from_heads(heads_);
     }
   }
 
@@ -39,6 +48,11 @@ class Harness {
   std::int64_t n() const { return static_cast<std::int64_t>(input_.size()); }
   /// The input, on the host.
   const std::vector<T>& input() const { return input_; }
+  /// Where the scan starts over: at the head flags of a segmented scan, or
+  /// every `segment` elements (VariantInfo::segment; 0 for a full scan).
+  Restarts restarts(std::int64_t segment) const {
+    return heads_.empty() ? Restarts(segment) : Restarts(heads_.data());
+  }
 
   /// Runs `variant` once into a freshly poisoned output and returns the
   /// output (a host copy, valid until the next call that returns one).
@@ -119,6 +133,10 @@ class Harness {
     r.stream = nullptr;
     r.block_threads = threads;
     r.trace = trace;
+    if (!heads_.empty()) {
+      r.heads = where_ == Where::device ? d_heads_.data() : heads_.data();
+      r.keys = where_ == Where::device ? d_keys_.data() : h_keys_.data();
+    }
     return r;
   }
 
@@ -132,6 +150,10 @@ class Harness {
 
   Where where_;
   std::vector<T> input_;
+  std::vector<std::uint8_t> heads_;   ///< segmented scans: the head flags (else empty)
+  std::vector<std::int32_t> h_keys_;  ///< segmented scans on the host: the segment keys
+  DeviceBuffer<std::uint8_t> d_heads_;
+  DeviceBuffer<std::int32_t> d_keys_;
   std::vector<T> h_out_;
   std::vector<T> copied_out_;  ///< the last device output, copied to the host
   std::vector<std::byte> h_workspace_;

@@ -34,23 +34,36 @@ template <> struct oracle_accumulator<double, Add> { using type = long double; }
 template <class T, class Op>
 using oracle_accumulator_t = typename oracle_accumulator<T, Op>::type;
 
+/// Where a scan starts over: every `every` elements (a tile-wise scan, the
+/// output of a block-level building block), at each element whose head
+/// flag is set (a segmented scan, chapter 12), or nowhere (0 and null: the
+/// whole array is one scan).
+struct Restarts {
+  std::int64_t every = 0;                ///< restart every this many elements (0: never)
+  const std::uint8_t* heads = nullptr;   ///< restart where heads[i] != 0 (null: never)
+
+  Restarts() = default;
+  /// Every `segment` elements (0: never): what VariantInfo::segment says.
+  Restarts(std::int64_t segment) : every(segment) {}  // NOLINT: a count converts on purpose
+  /// At the heads of `flags` (n bytes).
+  explicit Restarts(const std::uint8_t* flags) : heads(flags) {}
+  /// True if the scan starts over at element i.
+  bool at(std::int64_t i) const { return (every > 0 && i % every == 0) || (heads != nullptr && heads[i] != 0); }
+};
+
 /// Visits the reference scan of elements [begin, end) one element at a time:
 /// `visit(i, reference_i)` with the wide value of out[i], starting from
-/// `carry`, the combination of every element before `begin` (the identity
-/// when `begin` is 0). Chunks of one array can so be checked by separate
-/// threads, each from its own carry.
-///
-/// With `segment` > 0 the scan restarts every `segment` elements (a
-/// tile-wise scan, the output of a block-level building block); 0 scans the
-/// whole array.
+/// `carry`, the combination of every element since the last restart before
+/// `begin` (the identity when `begin` is 0). Chunks of one array can so be
+/// checked by separate threads, each from its own carry.
 template <class T, class Op, class Visit>
-void for_each_reference(const T* in, std::int64_t begin, std::int64_t end, Kind kind, Op op,
-                        std::int64_t segment, oracle_accumulator_t<T, Op> carry, Visit&& visit) {
+void for_each_reference(const T* in, std::int64_t begin, std::int64_t end, Kind kind, Op op, Restarts restarts,
+                        oracle_accumulator_t<T, Op> carry, Visit&& visit) {
   using Acc = oracle_accumulator_t<T, Op>;
   const Acc identity = static_cast<Acc>(Op::template identity<T>());
   Acc running = carry;
   for (std::int64_t i = begin; i < end; ++i) {
-    if (segment > 0 && i % segment == 0) running = identity;
+    if (restarts.at(i)) running = identity;
     if (kind == Kind::exclusive) {
       visit(i, running);
       running = op(running, static_cast<Acc>(in[i]));
@@ -63,17 +76,16 @@ void for_each_reference(const T* in, std::int64_t begin, std::int64_t end, Kind 
 
 /// The whole array: `visit(i, reference_i)` for every i in [0, n).
 template <class T, class Op, class Visit>
-void for_each_reference(const T* in, std::int64_t n, Kind kind, Op op, std::int64_t segment,
-                        Visit&& visit) {
+void for_each_reference(const T* in, std::int64_t n, Kind kind, Op op, Restarts restarts, Visit&& visit) {
   const auto identity = static_cast<oracle_accumulator_t<T, Op>>(Op::template identity<T>());
-  for_each_reference(in, 0, n, kind, op, segment, identity, visit);
+  for_each_reference(in, 0, n, kind, op, restarts, identity, visit);
 }
 
-/// The oracle: out[i] = reference scan of in, converted back to T.
+/// The oracle: out[i] = reference scan of in, converted back to T,
+/// starting over where `restarts` says.
 template <class T, class Op>
-void reference_scan(const T* in, T* out, std::int64_t n, Kind kind, Op op,
-                    std::int64_t segment = 0) {
-  for_each_reference(in, n, kind, op, segment,
+void reference_scan(const T* in, T* out, std::int64_t n, Kind kind, Op op, Restarts restarts = {}) {
+  for_each_reference(in, n, kind, op, restarts,
                      [&](std::int64_t i, auto value) { out[i] = static_cast<T>(value); });
 }
 

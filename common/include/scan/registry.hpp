@@ -95,6 +95,17 @@ struct ScanRequest {
   cudaStream_t stream = nullptr;  ///< the stream to launch on
   int block_threads = 0;       ///< threads per block: always a valid size here (Variant::run resolves 0)
   Trace* trace = nullptr;      ///< non-null when the user asked for `--trace`
+  /// Segmented scans (VariantInfo::segmented): n bytes, 1 where a segment
+  /// starts (element 0 always does); the scan restarts there. Null otherwise.
+  const std::uint8_t* heads = nullptr;
+  /// Segmented scans: each element's segment number (equal within a
+  /// segment, different between neighbours), for variants that find the
+  /// segments by key. Null otherwise.
+  const std::int32_t* keys = nullptr;
+  /// Optional (VariantInfo::takes_seed): one element in device memory that
+  /// goes on the left of every output, the combination of whatever came
+  /// before this array (chapter 14 scans shards so). Null: nothing.
+  const T* seed = nullptr;
 };
 
 /// The same request with the element type erased (what the registry stores).
@@ -109,6 +120,9 @@ struct ErasedRequest {
   /// means the variant's own default (see Variant::block_for).
   int block_threads = 0;
   Trace* trace = nullptr;         ///< non-null for `--trace`
+  const std::uint8_t* heads = nullptr;  ///< segmented scans: 1 where a segment starts
+  const std::int32_t* keys = nullptr;   ///< segmented scans: each element's segment number
+  const void* seed = nullptr;           ///< VariantInfo::takes_seed: one element before the array
 };
 
 /// No limit on n.
@@ -139,6 +153,11 @@ struct VariantInfo {
   /// A point of a tuning sweep: built for SweepCombos only and run only when
   /// named, or with `--variant sweep`; never part of `--variant all`.
   bool tuning = false;
+  /// A segmented scan: it scans each segment that ScanRequest::heads marks
+  /// (or ScanRequest::keys numbers) on its own (chapter 12).
+  bool segmented = false;
+  /// Honours ScanRequest::seed (chapter 11's bulk recipes).
+  bool takes_seed = false;
 };
 
 /// One registered variant: its info and its instantiations.
@@ -205,6 +224,9 @@ void run_erased(const ErasedRequest& r) {
   typed.stream = r.stream;
   typed.block_threads = r.block_threads;
   typed.trace = r.trace;
+  typed.heads = r.heads;
+  typed.keys = r.keys;
+  typed.seed = static_cast<const T*>(r.seed);
   Algorithm::template run<T, Op>(typed, Op{});
 }
 

@@ -77,10 +77,12 @@ struct VerifyReport {
 /// \param got     what the variant wrote
 /// \param kind    inclusive or exclusive
 /// \param op      the operator
-/// \param segment 0 for a full scan; k > 0 for a tile-wise scan of k-element segments
+/// \param restarts where the scan starts over: nowhere (a full scan), every k
+///                 elements (a tile-wise scan; pass VariantInfo::segment), or
+///                 at head flags (a segmented scan, chapter 12)
 template <class T, class Op>
 VerifyReport verify_scan(const std::vector<T>& input, const std::vector<T>& got, Kind kind,
-                         Op op, std::int64_t segment = 0);
+                         Op op, Restarts restarts = {});
 
 /// Formats a value as the reports print it.
 template <class T>

@@ -133,7 +133,7 @@ std::string describe_got(const T& got) {
 
 template <class T, class Op>
 VerifyReport verify_scan(const std::vector<T>& input, const std::vector<T>& got, Kind kind, Op op,
-                         std::int64_t segment) {
+                         Restarts restarts) {
   using Acc = oracle_accumulator_t<T, Op>;
   using Judge = detail::Judge<T, Op>;
   using Carry = detail::Carry<T, Op>;
@@ -152,8 +152,8 @@ VerifyReport verify_scan(const std::vector<T>& input, const std::vector<T>& got,
   // Checks elements [begin, end) from `carry`, the state after element
   // begin - 1; `on_wrong(i, reference)` is told of every wrong element.
   const auto check_range = [&](std::int64_t begin, std::int64_t end, Carry carry, auto&& on_wrong) {
-    for_each_reference(input.data(), begin, end, kind, op, segment, carry.running, [&](std::int64_t i, Acc reference) {
-      if (segment > 0 && i % segment == 0) carry.stats = {};
+    for_each_reference(input.data(), begin, end, kind, op, restarts, carry.running, [&](std::int64_t i, Acc reference) {
+      if (restarts.at(i)) carry.stats = {};
       if constexpr (Judge::kRounds) {
         if (kind == Kind::inclusive) carry.stats.absorb(input[i]);
       }
@@ -165,21 +165,28 @@ VerifyReport verify_scan(const std::vector<T>& input, const std::vector<T>& got,
   };
 
   // A blocked two-pass scan over the host's cores (chapter 01): each chunk's
-  // own summary, the carries from the summaries in order, then each chunk
-  // checked from its carry. A tile-wise scan restarts at every segment, so
-  // chunks that start on a segment boundary need no carry at all.
-  const Chunks chunks(n, segment > 0 ? segment : 1);
+  // own summary (the state after its last element, from the identity, and
+  // whether it started over on the way), the carries from the summaries in
+  // order, then each chunk checked from its carry.
+  const Chunks chunks(n);
   std::vector<Carry> carries(static_cast<std::size_t>(chunks.pieces()));
-  if (segment == 0) {
-    std::vector<Carry> summaries(carries.size());
-    for_each_chunk(chunks, [&](int k) {
-      Carry& s = summaries[static_cast<std::size_t>(k)];
-      for (std::int64_t i = chunks.begin(k); i < chunks.end(k); ++i) {
-        s.running = op(s.running, static_cast<Acc>(input[i]));
-        if constexpr (Judge::kRounds) s.stats.absorb(input[i]);
+  std::vector<Carry> summaries(carries.size());
+  std::vector<char> restarted(carries.size(), 0);
+  for_each_chunk(chunks, [&](int k) {
+    Carry& s = summaries[static_cast<std::size_t>(k)];
+    for (std::int64_t i = chunks.begin(k); i < chunks.end(k); ++i) {
+      if (restarts.at(i)) {
+        s = Carry{};
+        restarted[static_cast<std::size_t>(k)] = 1;
       }
-    });
-    for (std::size_t k = 1; k < carries.size(); ++k) {
+      s.running = op(s.running, static_cast<Acc>(input[i]));
+      if constexpr (Judge::kRounds) s.stats.absorb(input[i]);
+    }
+  });
+  for (std::size_t k = 1; k < carries.size(); ++k) {
+    if (restarted[k - 1]) {
+      carries[k] = summaries[k - 1];  // what came before the restart no longer counts
+    } else {
       carries[k].running = op(carries[k - 1].running, summaries[k - 1].running);  // earlier on the left
       carries[k].stats = detail::RangeStats<Acc>::chain(carries[k - 1].stats, summaries[k - 1].stats);
     }
@@ -218,7 +225,7 @@ VerifyReport verify_scan(const std::vector<T>& input, const std::vector<T>& got,
   const std::int64_t hi = std::min<std::int64_t>(n - 1, report.first_bad + 3);
   int k = 0;
   while (chunks.end(k) <= lo) ++k;
-  for_each_reference(input.data(), chunks.begin(k), hi + 1, kind, op, segment,
+  for_each_reference(input.data(), chunks.begin(k), hi + 1, kind, op, restarts,
                      carries[static_cast<std::size_t>(k)].running, [&](std::int64_t i, Acc reference) {
                        if (i < lo) return;
                        std::ostringstream line;

@@ -1,0 +1,108 @@
+/// \file
+/// \brief Chapter 13's CPU references: what each application must produce,
+///        computed the plain way, and how a GPU result is judged.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace scan::ch13 {
+
+/// The first difference between `got` and `expected`, or "" if none.
+template <class T>
+std::string first_difference(const std::vector<T>& got, const std::vector<T>& expected) {
+  if (got.size() != expected.size()) {
+    return std::to_string(got.size()) + " elements, expected " + std::to_string(expected.size());
+  }
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (!(got[i] == expected[i])) {
+      std::size_t wrong = 0;
+      for (std::size_t j = i; j < got.size(); ++j) wrong += !(got[j] == expected[j]);
+      return std::to_string(wrong) + " of " + std::to_string(got.size()) + " elements wrong; first at index " +
+             std::to_string(i) + ": expected " + std::to_string(expected[i]) + ", got " + std::to_string(got[i]);
+    }
+  }
+  return "";
+}
+
+/// Stream compaction: the elements `keep` selects, in order.
+template <class T, class Pred>
+std::vector<T> compact_reference(const std::vector<T>& in, Pred keep) {
+  std::vector<T> out;
+  for (const T& x : in) {
+    if (keep(x)) out.push_back(x);
+  }
+  return out;
+}
+
+/// The split: selected elements in order, then the others in order
+/// (`reversed`: the others from the end backwards, cub::DevicePartition's order).
+template <class T, class Pred>
+std::vector<T> split_reference(const std::vector<T>& in, Pred select, bool reversed) {
+  std::vector<T> out, rest;
+  for (const T& x : in) (select(x) ? out : rest).push_back(x);
+  if (reversed) std::reverse(rest.begin(), rest.end());
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
+/// Sorted keys: a plain LSD radix sort with 8-bit digits (four counting sorts).
+std::vector<std::uint32_t> sort_reference(std::vector<std::uint32_t> keys);
+
+/// What a linear recurrence must produce, and how close a float result
+/// must come (chapter 13's text derives the bound).
+struct RecurrenceReference {
+  std::vector<double> x;          ///< x_i, computed in double
+  std::vector<double> tolerance;  ///< the largest error a correct float scan can make at i
+};
+
+/// x_i = a_i x_{i-1} + b_i in double, restarting every `row` elements (0:
+/// never), with each element's tolerance for a float scan whose
+/// association tree has depth at most `depth(i)`:
+/// \f$ \gamma_{2h} \sum_j |b_j| \prod_{k=j+1}^{i} |a_k| \f$, the sum itself
+/// a recurrence of magnitudes.
+template <class Depth>
+RecurrenceReference recurrence_reference(const std::vector<float>& a, const std::vector<float>& b, std::int64_t row,
+                                         Depth depth) {
+  const std::size_t n = a.size();
+  RecurrenceReference r{std::vector<double>(n), std::vector<double>(n)};
+  const double u = std::numeric_limits<float>::epsilon() / 2.0;
+  double x = 0, magnitude = 0;
+  bool exact = true;  // slopes of 1 and whole offsets so far, and sums float holds exactly
+  for (std::size_t i = 0; i < n; ++i) {
+    if (row > 0 && static_cast<std::int64_t>(i) % row == 0) {
+      x = magnitude = 0;
+      exact = true;
+    }
+    x = static_cast<double>(a[i]) * x + b[i];
+    magnitude = std::fabs(static_cast<double>(a[i])) * magnitude + std::fabs(static_cast<double>(b[i]));
+    exact = exact && a[i] == 1.0f && b[i] == std::floor(b[i]) && magnitude <= 16777216.0;
+    const double m = 2.0 * depth(static_cast<std::int64_t>(i)) * u;
+    r.x[i] = x;
+    // A plain sum of whole numbers below 2^24 rounds nowhere, in any order:
+    // exact. Otherwise the bound.
+    r.tolerance[i] = exact ? 0.0 : m < 1 ? m / (1 - m) * magnitude : std::numeric_limits<double>::infinity();
+  }
+  return r;
+}
+
+/// Judges a float recurrence result against its reference.
+inline std::string judge_recurrence(const std::vector<float>& got, const RecurrenceReference& r) {
+  std::size_t wrong = 0, first = got.size();
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double error = std::fabs(static_cast<double>(got[i]) - r.x[i]);
+    if (!(error <= r.tolerance[i])) {  // NaN fails too
+      if (wrong++ == 0) first = i;
+    }
+  }
+  if (wrong == 0) return "";
+  return std::to_string(wrong) + " of " + std::to_string(got.size()) + " elements wrong; first at index " +
+         std::to_string(first) + ": expected " + std::to_string(r.x[first]) + " within " +
+         std::to_string(r.tolerance[first]) + ", got " + std::to_string(got[first]);
+}
+
+}  // namespace scan::ch13
