@@ -45,6 +45,20 @@ void require_gpu() {
   SKIP("no usable CUDA device: " << status.reason);
 }
 
+void require_gpus(int count) {
+  require_gpu();
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
+  if (devices >= count) return;
+  const char* required = std::getenv("SCAN_REQUIRE_GPU");
+  const char* required_count = std::getenv("SCAN_REQUIRE_GPUS");
+  if (required != nullptr && std::string(required) == "1" && required_count != nullptr &&
+      std::atoi(required_count) >= count) {
+    FAIL("SCAN_REQUIRE_GPUS=" << required_count << " but only " << devices << " CUDA device(s) are visible");
+  }
+  SKIP("needs " << count << " GPUs, " << devices << " visible");
+}
+
 namespace {
 
 std::filesystem::path bin_folder() {

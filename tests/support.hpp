@@ -22,6 +22,11 @@ const GpuStatus& gpu_status();
 /// run cannot pass by skipping).
 void require_gpu();
 
+/// For multi-GPU tests: returns if `count` devices are usable; otherwise
+/// SKIPs with the reason, or FAILs when SCAN_REQUIRE_GPU=1 and the
+/// environment's SCAN_REQUIRE_GPUS asks for at least `count`.
+void require_gpus(int count);
+
 /// What a program printed and how it ended.
 struct ProgramResult {
   int exit_code = -1;

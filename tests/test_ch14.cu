@@ -1,0 +1,64 @@
+// Chapter 14: the scan across GPUs, in both launch modes, against the
+// oracle (the program checks its output itself and exits 1 when wrong),
+// and how shards are cut.
+#include "multi_gpu.cuh"
+#include "support.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <string>
+
+using namespace scan;
+using Catch::Matchers::ContainsSubstring;
+
+TEST_CASE("shards cover the array in order, whole tiles where they can", "[cpu][ch14]") {
+  for (int ranks : {1, 2, 3, 8}) {
+    for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{5}, std::int64_t{4097},
+                           std::int64_t{8191}, std::int64_t{1000003}, (std::int64_t{1} << 32) + 7}) {
+      INFO("n = " << n << ", " << ranks << " ranks");
+      CHECK(ch14::shard_begin(n, ranks, 0) == 0);
+      CHECK(ch14::shard_begin(n, ranks, ranks) == n);
+      std::int64_t smallest = n, largest = 0;
+      for (int k = 0; k < ranks; ++k) {
+        const std::int64_t begin = ch14::shard_begin(n, ranks, k), end = ch14::shard_begin(n, ranks, k + 1);
+        CHECK(begin <= end);
+        if (n >= 4096 * ranks && k > 0) CHECK(begin % 4096 == 0);
+        smallest = std::min(smallest, end - begin);
+        largest = std::max(largest, end - begin);
+      }
+      // Balanced to within one 4096-element unit (plus n's remainder in the last).
+      CHECK(largest - smallest <= 4096 + 4095);
+    }
+  }
+}
+
+TEST_CASE("the scan across two GPUs is right in both launch modes", "[gpu][ch14]") {
+  test::require_gpus(2);
+  const std::string cases[] = {
+      "--n 1",  // fewer elements than GPUs
+      "--n 5",  // not divisible by the number of GPUs
+      "--n 8191 --kind exclusive",  // shards smaller than a tile
+      "--n 1000003",
+      "--n 1000003 --op affine --kind exclusive",  // not commutative
+      "--n 1000003 --type float",
+      "--n 300007 --type int64 --op max",
+  };
+  for (const char* mode : {"process", "ranks"}) {
+    for (const std::string& c : cases) {
+      const test::ProgramResult r =
+          test::run_program("ch14_multi_gpu", c + " --gpus 2 --reps 0 --quiet --mode " + mode, "NCCL_NVLS_ENABLE=0");
+      INFO(mode << ": " << c << "\n" << r.output);
+      CHECK(r.exit_code == 0);
+      CHECK_THAT(r.output, ContainsSubstring("PASS"));
+    }
+  }
+}
+
+TEST_CASE("asking for more GPUs than there are is a clear error", "[gpu][ch14]") {
+  test::require_gpu();
+  const test::ProgramResult r = test::run_program("ch14_multi_gpu", "--gpus 64 --n 1000 --reps 0");
+  INFO(r.output);
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.output, ContainsSubstring("CUDA device(s) are visible"));
+}
