@@ -33,7 +33,9 @@ check() {  # check TOOL PROGRAM ARGS...
     failures=$((failures + 1))
   fi
 }
-programs=$(ls "$bin" | grep -E '^ch(0[2-9]|1[0-9])_' | grep -vE 'race_demo|op_counts' | sort)
+# The scan chapters (02-12) share one command line; chapter 13 has its own,
+# and chapter 14 needs two GPUs (scripts/gpu/multi.sh sanitizes each rank).
+programs=$(ls "$bin" | grep -E '^ch(0[2-9]|1[0-2])_' | grep -vE 'race_demo|op_counts' | sort)
 for program in $programs; do
   common=(--n "$n" --reps 0 --no-baselines --variant all)
   check memcheck  "$program" "${common[@]}" --kind inclusive
@@ -43,6 +45,12 @@ for program in $programs; do
   check racecheck "$program" "${common[@]}" --kind inclusive
   check synccheck "$program" "${common[@]}" --kind inclusive
 done
+if [ -x "$bin/ch13_applications" ]; then
+  apps=(--n "$n" --reps 0 --no-baselines --rows 0)
+  for tool in memcheck initcheck racecheck synccheck; do check "$tool" ch13_applications "${apps[@]}"; done
+  # Rows of a batched recurrence (the row length must divide n).
+  check memcheck ch13_applications --n 73728 --rows 8192 --app recurrence --reps 0 --no-baselines
+fi
 # The demo's kernels have a barrier missing: racecheck must say so.
 for missing in war raw; do
   if "$sanitizer" --tool racecheck --error-exitcode 99 "$bin/ch03_race_demo" --missing "$missing" >/dev/null 2>&1; then

@@ -228,10 +228,11 @@ void run_variant(const Variant& v, Where where, int block) {
     for (Kind kind : {Kind::inclusive, Kind::exclusive}) {
       check_empty<T, Op>(v, where, kind, block);
       for (std::int64_t n : sizes) {
-        if (n > kEveryPairUpTo && !large_size_pair(dtype_of<T>(), op_id_of<Op>()) &&
-            !v.info.tuning) {
-          continue;
-        }
+        if (n > kEveryPairUpTo && !large_size_pair(dtype_of<T>(), op_id_of<Op>()) && !v.info.tuning) continue;
+        // A tuning point (a sweep's knob setting) is checked at every size up
+        // to 2^20 + 7 and at the largest one inclusive only: there are many
+        // of them, and each shares its code with the chapter's variants.
+        if (v.info.tuning && n > (1 << 21) && kind == Kind::exclusive) continue;
         check_case<T, Op>(v, where, kind, n, block, Distribution::typical);
         if (!v.info.segmented) continue;
         // Segments of every kind, the large sizes with a few of them.
@@ -256,7 +257,9 @@ void run_variant(const Variant& v, Where where, int block) {
     if (sizes.size() > 6) check_repeatable<T, Op>(v, where, sizes[sizes.size() / 2], block);
     // Many tiles, where a look-back's order of additions can change between runs.
     constexpr std::int64_t kManyTiles = (std::int64_t{1} << 24) + 3;
-    if (std::is_floating_point_v<T> && std::is_same_v<Op, Add> && kManyTiles <= v.info.max_n) check_repeatable<T, Op>(v, where, kManyTiles, block);
+    if (std::is_floating_point_v<T> && std::is_same_v<Op, Add> && kManyTiles <= v.info.max_n && !v.info.tuning) {
+      check_repeatable<T, Op>(v, where, kManyTiles, block);
+    }
   });
 }
 

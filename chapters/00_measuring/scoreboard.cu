@@ -50,7 +50,7 @@ struct Options : RunOptions {
 
 /// One measured (or failed, or skipped) entry.
 struct Row {
-  std::string chapter, variant, scope;  // scope: "full", "tile" (a building block) or "reference"
+  std::string chapter, variant, scope;  // scope: "full", "tile" (a building block), "segmented" or "reference"
   DType dtype = DType::i32;
   std::int64_t n = 0;
   std::string status;  // PASS, FAIL, SKIP, REF
@@ -128,62 +128,43 @@ class Scoreboard {
             {"command", command_}};
   }
 
-  /// Measures everything at one (type, n).
+  /// Measures everything at one (type, n): the copies, then every plain
+  /// scan against CUB's scan; then, if any, the segmented scans (chapter 12,
+  /// segments of mean length kDefaultSegmentLength) against CUB's scan by
+  /// key, on the same values.
   template <class T>
   void measure(std::int64_t n, const std::vector<std::pair<std::string, const Variant*>>& entries) {
     const std::string at = std::string(dtype_name(dtype_of<T>())) + " n = " + exponent(n);
     progress_.step(at + ": generating the input", n);
     Harness<T> harness(Where::device, generate_input<T>(n, o_.seed + static_cast<std::uint64_t>(n)));
-    const double bytes = 2.0 * static_cast<double>(n) * sizeof(T);
-    const auto add = [&](Row row) {
-      if (row.status == "PASS" || row.status == "REF") {
-        row.gbps = gigabytes_per_second(bytes, row.timing.median_ms);
-        row.copy_fraction = copy_ms_ > 0 ? copy_ms_ / row.timing.median_ms : 0;
-        row.x_cub = cub_ms_ > 0 && row.status == "PASS" ? cub_ms_ / row.timing.median_ms : 0;
-      }
-      emit(row);
-    };
 
     copy_ms_ = cub_ms_ = 0;
+    const double bytes = 2.0 * static_cast<double>(n) * sizeof(T);
     Row copy{"00", "cudaMemcpy", "reference", dtype_of<T>(), n, "REF"};
     progress_.step(at + ", copies: timing", n);
     copy.timing = harness.time_copy(o_.warmup, o_.reps);
     copy_ms_ = copy.timing.median_ms;
-    add(copy);
+    add(copy, bytes);
     Row kernel{"00", "copy-kernel", "reference", dtype_of<T>(), n, "REF"};
     kernel.timing = measure_copy_kernel(static_cast<std::size_t>(n) * sizeof(T), o_.warmup, o_.reps);
-    add(kernel);
+    add(kernel, bytes);
 
+    const auto plain = [](const Variant* v) { return !v->info.segmented; };
     for (const auto& [chapter, v] : entries) {
-      Row row{chapter, v->info.name, v->info.segment > 0 ? "tile" : "full", dtype_of<T>(), n, "PASS"};
-      if (!v->supports(dtype_of<T>(), OpId::add)) continue;
-      if (n > v->info.max_n) {
-        row.status = "SKIP";
-        add(row);
-        continue;
-      }
-      const std::string step = at + ", ch" + chapter + " " + v->info.name + ": ";
-      progress_.step(step + "running once and verifying", n);
-      const std::vector<T> out = harness.run_once(*v, OpId::add, Kind::inclusive, v->info.block, nullptr);
-      VerifyReport report = verify_scan(harness.input(), out, Kind::inclusive, Add{}, v->info.segment);
-      if (report.ok) {
-        progress_.step(step + "timing " + std::to_string(o_.reps) + " runs", n);
-        row.timing = harness.time(*v, OpId::add, Kind::inclusive, v->info.block, o_.warmup, o_.reps);
-        progress_.step(step + "verifying the timed output", n);
-        report = verify_scan(harness.input(), harness.output(), Kind::inclusive, Add{}, v->info.segment);
-      }
-      if (!report.ok) {
-        row.status = "FAIL";
-        failed_ = true;
-        progress_.clear();
-        std::cerr << "FAIL: chapter " << chapter << " variant '" << v->info.name << "', n = " << n << " "
-                  << dtype_name(dtype_of<T>()) << ": " << report.describe() << "\n";
-      }
-      if (v == &cub_variant() && row.status == "PASS") cub_ms_ = row.timing.median_ms;
-      add(row);
+      if (plain(v)) measure_entry<T>(harness, chapter, *v, v->info.segment > 0 ? "tile" : "full", bytes, at);
+    }
+    if (std::none_of(entries.begin(), entries.end(), [&](const auto& e) { return !plain(e.second); })) return;
+    // Segmented scans move a head flag per element too.
+    progress_.step(at + ": segments", n);
+    Harness<T> segmented(Where::device, harness.input(),
+                         generate_heads(n, static_cast<double>(kDefaultSegmentLength), Lengths::random, o_.seed));
+    cub_ms_ = 0;
+    const double segmented_bytes = static_cast<double>(n) * (2.0 * sizeof(T) + 1);
+    measure_entry<T>(segmented, "00", cub_by_key_variant(), "segmented", segmented_bytes, at);
+    for (const auto& [chapter, v] : entries) {
+      if (!plain(v)) measure_entry<T>(segmented, chapter, *v, "segmented", segmented_bytes, at);
     }
   }
-
   void finish() {
     progress_.clear();
     if (!o_.json_path.empty()) write_json();
@@ -195,6 +176,50 @@ class Scoreboard {
   void note(const std::string& line) { progress_.print(line); }
 
  private:
+  /// Completes a row's rates from its time and emits it.
+  void add(Row row, double bytes) {
+    if (row.status == "PASS" || row.status == "REF") {
+      row.gbps = gigabytes_per_second(bytes, row.timing.median_ms);
+      row.copy_fraction = copy_ms_ > 0 ? gigabytes_per_second(bytes, row.timing.median_ms) /
+                                             gigabytes_per_second(2.0 * static_cast<double>(row.n) * dtype_size(row.dtype),
+                                                                  copy_ms_)
+                                       : 0;
+      row.x_cub = cub_ms_ > 0 && row.status == "PASS" ? cub_ms_ / row.timing.median_ms : 0;
+    }
+    emit(row);
+  }
+
+  /// Verifies, then times, one variant on `harness`'s input. A CUB row (its
+  /// first in a group) sets the time the rows after it are compared with.
+  template <class T>
+  void measure_entry(Harness<T>& harness, const std::string& chapter, const Variant& v, const std::string& scope,
+                     double bytes, const std::string& at) {
+    const std::int64_t n = harness.n();
+    Row row{chapter, v.info.name, scope, dtype_of<T>(), n, "PASS"};
+    if (!v.supports(dtype_of<T>(), OpId::add)) return;
+    if (n > v.info.max_n) {
+      row.status = "SKIP";
+      add(row, bytes);
+      return;
+    }
+    const std::string step = at + ", ch" + chapter + " " + v.info.name + ": ";
+    progress_.step(step + "timing " + std::to_string(o_.reps) + " runs", n);
+    row.timing = harness.time(v, OpId::add, Kind::inclusive, v.info.block, o_.warmup, o_.reps);
+    progress_.step(step + "verifying the timed output", n);
+    const VerifyReport report =
+        verify_scan(harness.input(), harness.output(), Kind::inclusive, Add{}, harness.restarts(v.info.segment));
+    if (!report.ok) {
+      row.status = "FAIL";
+      failed_ = true;
+      progress_.clear();
+      std::cerr << "FAIL: chapter " << chapter << " variant '" << v.info.name << "', n = " << n << " "
+                << dtype_name(dtype_of<T>()) << ": " << report.describe() << "\n";
+    }
+    const bool baseline = &v == &cub_variant() || &v == &cub_by_key_variant();
+    if (baseline && row.status == "PASS") cub_ms_ = row.timing.median_ms;
+    add(row, bytes);
+  }
+
   void emit(const Row& row) {
     rows_.push_back(row);
     progress_.print("  " + std::string(dtype_name(row.dtype)) + " n=" + exponent(row.n) + "  ch" + row.chapter + " " +
@@ -251,7 +276,7 @@ class Scoreboard {
       std::map<std::string, const Row*> best;
       for (const Row& r : rows_) {
         if (r.dtype != d || r.n != largest) continue;
-        const bool usable = (r.status == "PASS" && r.scope == "full") || r.status == "REF";
+        const bool usable = (r.status == "PASS" && (r.scope == "full" || r.scope == "segmented")) || r.status == "REF";
         if (!usable) continue;
         const std::string key = r.chapter == "00" ? "00 " + r.variant : r.chapter;
         if (!best.count(key) || r.gbps > best[key]->gbps) best[key] = &r;

@@ -187,7 +187,10 @@ int run_one_process(const Options14& o, int gpus, const std::string& device_line
     g.part.comm = comms[static_cast<std::size_t>(k)];
     g.part.count = end - begin;
     SCAN_CUDA(cudaStreamCreateWithFlags(&g.part.stream, cudaStreamNonBlocking));
-    g.in = DeviceBuffer<T>(std::vector<T>(input.begin() + begin, input.begin() + end));
+    g.in = DeviceBuffer<T>(static_cast<std::size_t>(g.part.count));
+    if (g.part.count > 0) {
+      SCAN_CUDA(cudaMemcpy(g.in.data(), input.data() + begin, g.in.bytes(), cudaMemcpyHostToDevice));
+    }
     g.out = DeviceBuffer<T>(static_cast<std::size_t>(g.part.count));
     g.part.in = g.in.data();
     g.part.out = g.out.data();
@@ -311,7 +314,10 @@ int run_rank(const Options14& o, int rank, int ranks, const std::string& id_path
   g.part.comm = comm;
   g.part.count = end - begin;
   SCAN_CUDA(cudaStreamCreateWithFlags(&g.part.stream, cudaStreamNonBlocking));
-  g.in = DeviceBuffer<T>(std::vector<T>(prefix.begin() + begin, prefix.end()));
+  g.in = DeviceBuffer<T>(static_cast<std::size_t>(g.part.count));
+  if (g.part.count > 0) {
+    SCAN_CUDA(cudaMemcpy(g.in.data(), prefix.data() + begin, g.in.bytes(), cudaMemcpyHostToDevice));
+  }
   g.out = DeviceBuffer<T>(static_cast<std::size_t>(g.part.count));
   g.part.in = g.in.data();
   g.part.out = g.out.data();

@@ -1,69 +1,86 @@
 #!/usr/bin/env bash
-# Measurements on a GPU machine: the scoreboard (every chapter against CUB
-# and the copy), the chapters' extra sizes, the tuning sweeps, and ncu
-# counters (bank conflicts, DRAM bytes). Writes into OUT.
-#   scripts/gpu/bench.sh BIN_DIR OUT_DIR [PARTS]
-# PARTS: any of scoreboard,glance,large,sweeps,blocks,ncu (default all but glance);
-# glance is the scoreboard at 2^28 int32 only.
+# Measurements on a GPU machine, into OUT (CSV files named as docs/results/
+# keeps them; TAG names the GPU in the file names: h100, h200).
+#   scripts/gpu/bench.sh BIN_DIR OUT_DIR TAG [PARTS]
+# PARTS: any of scoreboard,ch11,sizes,sweeps,ch12,ch13 (default all).
+#   scoreboard  every chapter against CUB and the copy, int32, n = 1K ... 256M
+#   ch11        chapter 11's steps at 2^28 (4-byte types) and 2^27 (8-byte), with CUB and the copy;
+#               and the other operators
+#   sizes       chapter 11's fastest and CUB at n = 2^16 ... 2^30, five runs each (the spread)
+#   sweeps      chapter 11's tuning points, int32 at 2^28 and int64 at 2^27
+#   ch12        chapter 12 for mean segment lengths 1, 8, 256, 65536 and one segment
+#   ch13        chapter 13's applications at 2^28 (the sort at 2^26)
 set -uo pipefail
 bin=$1
 out=$2
-parts=${3:-scoreboard,large,sweeps,blocks,ncu}
+tag=$3
+parts=${4:-scoreboard,ch11,sizes,sweeps,ch12,ch13}
 want() { [[ ",$parts," == *",$1,"* ]]; }
 mkdir -p "$out"
-log() { echo "[$((SECONDS))s] $*" | tee -a "$out/bench-summary.txt"; }
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv > "$out/gpu.csv" 2>&1
-if want glance; then
-  "$bin/ch00_scoreboard" --types int32 --n-min 256M --n-max 256M --csv "$out/glance.csv" \
-      > "$out/glance.txt" 2> "$out/glance.err"
-  log "glance exit $?"
-fi
+log() { echo "[$((SECONDS))s] $*" | tee -a "$out/bench-summary-$tag.txt"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv > "$out/gpu-$tag.csv" 2>&1
+body() { grep -v '^#\|^program'; }  # a CSV without its header, to append
+# with_columns NAMES VALUES HEADER: prefixes every data row with VALUES (and the
+# header row with NAMES, printed with the device line only when HEADER is 1).
+with_columns() {
+  awk -v names="$1" -v values="$2" -v header="$3" \
+    '/^#/ { if (header == 1) print; next } /^program,/ { if (header == 1) print names "," $0; next } { print values "," $0 }'
+}
 if want scoreboard; then
-  "$bin/ch00_scoreboard" --types int32,float --n-min 1K --n-max 256M --csv "$out/scoreboard.csv" \
-      --json "$out/scoreboard.json" > "$out/scoreboard.txt" 2> "$out/scoreboard.err"
+  "$bin/ch00_scoreboard" --types int32 --n-min 1K --n-max 256M --csv "$out/scoreboard.csv" \
+      --json "$out/scoreboard.json" --quiet > "$out/scoreboard.txt" 2> "$out/scoreboard.err"
   log "scoreboard exit $?"
 fi
-# n = 2^30 for chapters 08-10. Chapter 09 runs only its 16k-tile variant:
-# the others take seconds per call there (they are bound by the chain of tiles).
-want large && for ch in 08_hierarchical 09_stream_scan 10_decoupled_lookback; do
-  only=""
-  [ "$ch" = 09_stream_scan ] && only="--variant chained-16k"
-  for type in int32 float; do
-    "$bin/ch$ch" --n 1G --type "$type" $only --csv > "$out/ch${ch%%_*}-1G-$type.csv" 2>> "$out/extra.err"
-    log "ch$ch 2^30 $type exit $?"
-  done
-done
-want sweeps && for ch in 07_coarsening 10_decoupled_lookback; do
-  "$bin/ch$ch" --variant sweep --n 256M --csv > "$out/sweep-ch${ch%%_*}.csv" 2>> "$out/extra.err"
-  log "sweep ch$ch exit $?"
-done
-want blocks && for ch in 02_naive_global 03_shared_memory 04_double_buffer 05_brent_kung 06_warp_shuffle; do
-  for block in 128 256 512 1024; do
-    "$bin/ch$ch" --n 256M --block "$block" --no-baselines --csv > "$out/block-ch${ch%%_*}-$block.csv" 2>> "$out/extra.err"
-  done
-  log "block sweep ch$ch"
-done
-want ncu || exit 0
-ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
-for v in divergent contiguous two-per-thread blelloch padded; do
-  "$ncu" --csv --metrics "$metrics" --kernel-name regex:'brent_kung|blelloch' --launch-count 1 \
-      "$bin/ch05_brent_kung" --variant "$v" --n 1M --reps 0 --no-baselines > "$out/ncu-ch05-$v.csv" 2>&1
-  log "ncu ch05 $v exit $?"
-done
-for target in "07_coarsening vectorized" "07_coarsening tile-only" "08_hierarchical scan-then-propagate" \
-              "08_hierarchical reduce-then-scan" "08_hierarchical fixed-grid" "09_stream_scan chained" \
-              "10_decoupled_lookback tuned"; do
-  set -- $target
-  "$ncu" --csv --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
-      "$bin/ch$1" --variant "$2" --n 64M --reps 0 > "$out/ncu-dram-${1%%_*}-$2.csv" 2>&1
-  log "ncu dram ch$1 $2 exit $?"
-done
-# Chapter 10: global load requests (the tile's own plus the look-back's
-# status loads) with and without settling, at n = 2^28.
-for v in tuned 128x32-warp-io-spin; do
-  "$ncu" --csv --metrics l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,smsp__inst_executed.sum,gpu__time_duration.sum \
-      --kernel-name regex:decoupled "$bin/ch10_decoupled_lookback" --variant "$v" --n 256M --reps 0 --no-baselines \
-      > "$out/ncu-loads-10-$v.csv" 2>&1
-  log "ncu loads ch10 $v exit $?"
-done
+if want ch11; then
+  {
+    "$bin/ch11_copy_ceiling" --n 256M --csv --quiet
+    "$bin/ch11_copy_ceiling" --n 256M --type float --csv --quiet | body
+    "$bin/ch11_copy_ceiling" --n 128M --type int64 --csv --quiet | body
+    "$bin/ch11_copy_ceiling" --n 128M --type double --csv --quiet | body
+  } > "$out/ch11-steps-$tag.csv" 2>> "$out/bench.err"
+  log "ch11 steps exit $?"
+  {
+    "$bin/ch11_copy_ceiling" --n 256M --variant fastest --csv --quiet
+    for op in max min; do "$bin/ch11_copy_ceiling" --n 256M --variant fastest --op $op --csv --quiet | body; done
+    "$bin/ch11_copy_ceiling" --n 256M --variant fastest --op affine --csv --quiet | body
+  } > "$out/ch11-ops-$tag.csv" 2>> "$out/bench.err"
+  log "ch11 ops exit $?"
+fi
+if want sizes; then
+  {
+    header=1
+    for e in 16 18 20 22 24 26 28 30; do
+      for run in 1 2 3 4 5; do
+        "$bin/ch11_copy_ceiling" --n $((1 << e)) --variant fastest --csv --quiet | with_columns run "$run" $header
+        header=0
+      done
+    done
+  } > "$out/ch11-sizes-$tag.csv" 2>> "$out/bench.err"
+  log "ch11 sizes exit $?"
+fi
+if want sweeps; then
+  "$bin/ch11_copy_ceiling" --variant sweep --n 256M --csv --quiet > "$out/sweep-ch11-$tag.csv" 2>> "$out/bench.err"
+  "$bin/ch11_copy_ceiling" --variant sweep --n 128M --type int64 --csv --quiet | body >> "$out/sweep-ch11-$tag.csv" 2>> "$out/bench.err"
+  log "ch11 sweeps exit $?"
+fi
+if want ch12; then
+  {
+    header=1
+    for case in "1 random" "8 random" "256 random" "256 fixed" "65536 random" "1G random"; do
+      set -- $case
+      "$bin/ch12_segmented" --n 256M --segments $1 --lengths $2 --csv --quiet | with_columns segments,lengths "$1,$2" $header
+      header=0
+    done
+  } > "$out/ch12-lengths-$tag.csv" 2>> "$out/bench.err"
+  log "ch12 exit $?"
+fi
+if want ch13; then
+  {
+    "$bin/ch13_applications" --n 256M --app compact --select 0.01 --csv --quiet
+    for f in 0.5 0.99; do "$bin/ch13_applications" --n 256M --app compact --select $f --csv --quiet | body; done
+    "$bin/ch13_applications" --n 256M --app split --csv --quiet | body
+    "$bin/ch13_applications" --n 64M --app sort --reps 5 --csv --quiet | body
+    "$bin/ch13_applications" --n 256M --app recurrence --reps 10 --csv --quiet | body
+  } > "$out/ch13-$tag.csv" 2>> "$out/bench.err"
+  log "ch13 exit $?"
+fi
