@@ -25,7 +25,7 @@ CHAPTER_DIRS = {p.name[:2]: p for p in (ROOT / "chapters").iterdir() if re.match
 CHAPTER_TITLES = {
     "01": "sequential", "02": "naive global", "03": "shared memory", "04": "double buffer",
     "05": "Brent-Kung", "06": "warp shuffle", "07": "coarsening", "08": "hierarchical",
-    "09": "StreamScan", "10": "decoupled look-back",
+    "09": "StreamScan", "10": "decoupled look-back", "11": "copy ceiling", "12": "segmented",
 }
 
 
@@ -245,7 +245,7 @@ def ncu_sum(path, metric):
 def dram_table():
     targets = [("07", "vectorized", 4), ("07", "tile-only", 2), ("08", "scan-then-propagate", 4),
                ("08", "reduce-then-scan", 3), ("08", "fixed-grid", 3), ("09", "chained", 2),
-               ("10", "tuned", 2)]
+               ("10", "tuned", 2)]  # measured at 0ed7568, when chapter 11's tuned variant was chapter 10's
     paths = {(c, v): RESULTS / f"ncu-dram-{c}-{v}.csv" for c, v, _ in targets}
     if not any(p.exists() for p in paths.values()):
         return "*Not measured yet.*"
@@ -260,7 +260,9 @@ def dram_table():
         if read is None:
             continue
         total = (read + write) / (n * element)
-        out.append(f"| {c} | {v} | {count}n | {read / 2**20:.0f} MiB | {write / 2**20:.0f} MiB | {total:.2f} |")
+        label = ("11", "tuned (measured as chapter 10's)") if (c, v) == ("10", "tuned") else (c, v)
+        out.append(f"| {label[0]} | {label[1]} | {count}n | {read / 2**20:.0f} MiB | {write / 2**20:.0f} MiB | "
+                   f"{total:.2f} |")
         if cub_read and cub_line is None:
             cub_line = (f"| - | cub::DeviceScan | 2n | {cub_read / 2**20:.0f} MiB | {cub_write / 2**20:.0f} MiB | "
                         f"{(cub_read + cub_write) / (n * element):.2f} |")
@@ -303,6 +305,11 @@ def scoreboard_summary():
     out = ["| chapter | best variant | GB/s at 2^28 | % of copy | x CUB |", "|---|---|---|---|---|"]
     for ch in sorted({r["chapter"] for r in rows if r["chapter"] != "00"}):
         b = best_full(rows, ch, "int32", n)
+        if b is None:  # chapter 12: segmented scans, against CUB's scan by key
+            b = max((r for r in rows if r["chapter"] == ch and r["type"] == "int32" and r["n"] == n
+                     and r["scope"] == "segmented" and r["status"] == "PASS"), key=lambda r: r["gbps"], default=None)
+            if b:
+                b = dict(b, variant=b["variant"] + " (segmented)")
         if b:
             out.append(f"| {ch} {CHAPTER_TITLES.get(ch, '')} | {b['variant']} | {b['gbps']:.0f} | "
                        f"{100 * b['copy_fraction']:.0f}% | {ratio_text(b['x_cub'])} |")
@@ -311,7 +318,9 @@ def scoreboard_summary():
         if r and r["gbps"]:
             xc = ratio_text(r["x_cub"]) if r.get("x_cub") else (ratio_text(1.0) if name == "cub::DeviceScan" else "-")
             out.append(f"| goal post | {name} | {r['gbps']:.0f} | {100 * r['copy_fraction']:.0f}% | {xc} |")
-    return "\n".join(out) + "\n\nint32 inclusive sums, n = 2^28 (1 GiB in, 1 GiB out). " + provenance(meta)
+    return "\n".join(out) + ("\n\nint32 inclusive sums, n = 2^28 (1 GiB in, 1 GiB out). Chapter 12's row is a "
+                             "segmented scan (segments of mean length 1024; 9 bytes per element counted, the flag "
+                             "too) against CUB's scan by key on the same segments. " + provenance(meta))
 
 
 def plot_data():
@@ -353,9 +362,215 @@ def plot_data():
     return files
 
 
+# ---------------------------------------------------------------------------
+# Chapters 11-14: tables from their own CSV files (scripts/gpu/bench.sh and
+# scripts/gpu/multi.sh write them).
+
+def number(value):
+    return float(value) if value not in (None, "") else None
+
+
+def rate(r):
+    """ms (% of the copy, x CUB) as the chapter 11-13 tables print a row."""
+    ms = number(r.get("median_ms"))
+    if r.get("status") != "PASS" or ms is None:
+        return r.get("status", "")
+    parts = []
+    if number(r.get("copy_fraction")):
+        parts.append(f"{100 * number(r['copy_fraction']):.1f}%")
+    for key in ("x_cub", "x_library"):
+        if number(r.get(key)):
+            parts.append(f"{ratio_text(number(r[key]))}x")
+    return f"{ms:.4g} ms ({', '.join(parts)})" if parts else f"{ms:.4g} ms"
+
+
+def device_note(meta, command):
+    device = meta.get("device", "?")
+    return f"Measured on {device}, with `{command}` (scripts/gpu/bench.sh)."
+
+
+def ch11_steps(tag):
+    path = RESULTS / f"ch11-steps-{tag}.csv"
+    if not path.exists():
+        return "*Not measured yet.*"
+    rows, meta = read_csv(path)
+    types = []
+    for r in rows:
+        if r["type"] not in types:
+            types.append(r["type"])
+    variants = []
+    for r in rows:
+        if r["variant"] not in variants:
+            variants.append(r["variant"])
+    sizes = {t: next(r["n"] for r in rows if r["type"] == t) for t in types}
+    out = ["| variant | " + " | ".join(f"{t} (n = {exponent(int(sizes[t]))})" for t in types) + " |",
+           "|---|" + "---|" * len(types)]
+    for v in variants:
+        cells = []
+        for t in types:
+            r = next((r for r in rows if r["variant"] == v and r["type"] == t), None)
+            if r and v.startswith("copy"):
+                cells.append(f"{float(r['median_ms']):.4g} ms")
+            else:
+                cells.append(rate(r) if r else "")
+        out.append(f"| {v} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n\nEach cell: median of 20 timed runs (% of the copy's bandwidth, x CUB), " \
+        "inclusive sums. " + device_note(meta, "ch11_copy_ceiling --n 256M --type T --csv (8-byte types: --n 128M)")
+
+
+def ch11_sizes(tag):
+    path = RESULTS / f"ch11-sizes-{tag}.csv"
+    if not path.exists():
+        return "*Not measured yet.*"
+    rows, meta = read_csv(path)
+    sizes = sorted({int(r["n"]) for r in rows})
+    runs = sorted({r["run"] for r in rows})
+
+    def times(variant, n):
+        return [float(r["median_ms"]) for r in rows
+                if r["variant"] == variant and int(r["n"]) == n and r["status"] in ("PASS", "-")]
+
+    def spread(values, digits=4):
+        if not values:
+            return ""
+        values = sorted(values)
+        mid = values[len(values) // 2]
+        return f"{mid:.{digits}g} ({values[0]:.{digits}g}-{values[-1]:.{digits}g})"
+
+    out = ["| n | fastest, ms | cub::DeviceScan, ms | x CUB per run | fastest, % of the copy |",
+           "|---|---|---|---|---|"]
+    for n in sizes:
+        ours, cub, copy = times("fastest", n), times("cub::DeviceScan", n), times("copy (cudaMemcpy D2D)", n)
+        ratios = sorted(c / o for c, o in zip(cub, ours))
+        fractions = sorted(c / o for c, o in zip(copy, ours))
+        ratio = (f"{ratio_text(ratios[len(ratios) // 2])} ({ratio_text(ratios[0])}-{ratio_text(ratios[-1])})"
+                 if ratios else "")
+        fraction = f"{100 * fractions[len(fractions) // 2]:.1f}%" if fractions else ""
+        out.append(f"| {exponent(n)} | {spread(ours)} | {spread(cub)} | {ratio} | {fraction} |")
+    return "\n".join(out) + (f"\n\nint32 inclusive sums. Each cell: the median of {len(runs)} runs of the program, "
+                             "each the median of 20 timed calls after 3 warm-ups, and the smallest and largest "
+                             "of the runs; x CUB is taken run by run (CUB and ours in the same run). "
+                             + device_note(meta, "ch11_copy_ceiling --n N --variant fastest --csv, five times"))
+
+
+def ch11_sweep(tag):
+    path = RESULTS / f"sweep-ch11-{tag}.csv"
+    if not path.exists():
+        return "*Not measured yet.*"
+    rows, meta = read_csv(path)
+    out = ["| sweep point | type | median ms | % copy | x CUB |", "|---|---|---|---|---|"]
+    for r in rows:
+        if r["status"] != "PASS":
+            continue
+        fraction = number(r.get("copy_fraction"))
+        x = number(r.get("x_cub"))
+        out.append(f"| {r['variant']} | {r['type']} | {float(r['median_ms']):.3f} | "
+                   f"{100 * fraction:.1f}% | " + (ratio_text(x) if x else "-") + " |")
+    return "\n".join(out) + "\n\n" + device_note(
+        meta, "ch11_copy_ceiling --variant sweep --n 256M --csv; --type int64 --n 128M")
+
+
+def ch11_ops(tag):
+    path = RESULTS / f"ch11-ops-{tag}.csv"
+    if not path.exists():
+        return "*Not measured yet.*"
+    rows, meta = read_csv(path)
+    ours = [r for r in rows if r["variant"] == "fastest" and r["status"] == "PASS"]
+    if not ours:
+        return "*Not measured yet.*"
+    base = next((float(r["gbps"]) for r in ours if r["op"] == "add"), None)
+    out = ["| operator | type | median ms | GB/s | of the sum's GB/s | x CUB |", "|---|---|---|---|---|---|"]
+    for r in ours:
+        out.append(f"| {r['op']} | {r['type']} | {float(r['median_ms']):.3f} | {float(r['gbps']):.0f} | "
+                   f"{100 * float(r['gbps']) / base:.1f}% | "
+                   + (ratio_text(float(r['x_cub'])) if r.get("x_cub") else "-") + " |")
+    return "\n".join(out) + "\n\nn = 2^28, the `fastest` variant. " + device_note(
+        meta, "ch11_copy_ceiling --n 256M --variant fastest --op OP --csv")
+
+
+def ch12_lengths():
+    path = RESULTS / "ch12-lengths-h100.csv"
+    if not path.exists():
+        return "*Not measured yet.*"
+    rows, meta = read_csv(path)
+    cases = []
+    for r in rows:
+        key = (r["segments"], r["lengths"])
+        if key not in cases:
+            cases.append(key)
+    variants = []
+    for r in rows:
+        if r["variant"] not in variants and not r["variant"].startswith("copy"):
+            variants.append(r["variant"])
+
+    def label(case):
+        length, kind = case
+        if length == "1G":
+            return "one segment"
+        return f"mean {length}" if kind == "random" else f"exactly {length}"
+
+    out = ["| segments | " + " | ".join(variants) + " |", "|---|" + "---|" * len(variants)]
+    for case in cases:
+        cells = []
+        for v in variants:
+            r = next((r for r in rows if (r["segments"], r["lengths"]) == case and r["variant"] == v), None)
+            cells.append(rate(r) if r else "")
+        out.append(f"| {label(case)} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + ("\n\nint32 inclusive sums, n = 2^28. Bytes counted: 9 per element (value in, head "
+                             "flag in, value out) for every row, CUB's too, although CUB reads a 4-byte key "
+                             "instead of the flag (12 bytes). Each cell: median ms (% of the copy's bandwidth, x "
+                             "CUB's scan by key in the same run). " + device_note(
+                                 meta, "ch12_segmented --n 256M --segments L --lengths random|fixed --csv"))
+
+
+def ch13_table():
+    path = RESULTS / "ch13-h100.csv"
+    if not path.exists():
+        return "*Not measured yet.*"
+    rows, meta = read_csv(path)
+    out = ["| application | variant | case | n | median ms | GB/s | % copy | x library |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ms = number(r.get("median_ms"))
+        fraction = number(r.get("copy_fraction"))
+        x = number(r.get("x_library"))
+        out.append(f"| {r['app']} | {r['variant']} | {r['param']} | {exponent(int(r['n']))} | "
+                   + (f"{ms:.4g}" if ms is not None else r["status"]) + " | "
+                   + (f"{float(r['gbps']):.0f}" if r.get("gbps") else "-") + " | "
+                   + (f"{100 * fraction:.1f}%" if fraction else "-") + " | "
+                   + (ratio_text(x) if x else "-") + " |")
+    return "\n".join(out) + ("\n\nBytes counted per application: compaction 4 (n + kept); split 8n; sort 8n "
+                             "(each key read and written once, the least a sort moves); recurrence 12n (a and b "
+                             "in, x out), 16n for chapter 12's packed pairs. x library: against the library row "
+                             "of the same case (CUB, or the CPU loop for the recurrence). "
+                             + device_note(meta, "ch13_applications --n 256M --app A --csv"))
+
+
+def ch14_table():
+    path = RESULTS / "ch14-h200x2.csv"
+    if not path.exists():
+        return "*Not measured yet.*"
+    rows, meta = read_csv(path)
+    out = ["| run | GPUs | n | median ms | GB/s | x one GPU | reduce ms | exchange ms | scan ms |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ms = number(r.get("median_ms"))
+        out.append(f"| {r['mode']} | {r['gpus']} | {exponent(int(r['n']))} | "
+                   + (f"{ms:.3f}" if ms is not None else r["status"]) + " | "
+                   + (f"{float(r['gbps']):.0f}" if r.get("gbps") else "-") + " | "
+                   + (ratio_text(float(r["x_one_gpu"])) if r.get("x_one_gpu") else "-") + " | "
+                   + " | ".join(f"{float(r[k]):.3f}" if r.get(k) else "-"
+                                for k in ("reduce_ms", "exchange_ms", "scan_ms")) + " |")
+    return "\n".join(out) + ("\n\nint32 inclusive sums; GB/s counts 8 bytes per element (read once, written "
+                             "once). The phase times are each the slowest GPU's (its median); one rank per GPU "
+                             "reports the slowest rank's medians. " + device_note(meta, "scripts/gpu/multi.sh"))
+
+
+
 DATA_GROUPS = [
     ("The scoreboard (every variant, n = 2^10 .. 2^28)", r"scoreboard\."),
     ("Chapter runs at n = 2^30", r"ch\d\d-1G-"),
+    ("Chapters 11 to 14", r"ch1[1-4]-"),
     ("Tile-shape and tuning sweeps", r"sweep-"),
     ("Block-size sweeps", r"block-"),
     ("Counters from `ncu`", r"ncu-"),
@@ -387,13 +602,23 @@ GENERATORS = {
     "data-files": data_files,
     "scoreboard": scoreboard_summary,
     "ch07-sweep": lambda: sweep_table("07"),
-    "ch10-sweep": lambda: sweep_table("10"),
+    "ch11-steps-h100": lambda: ch11_steps("h100"),
+    "ch11-steps-h200": lambda: ch11_steps("h200"),
+    "ch11-sizes-h100": lambda: ch11_sizes("h100"),
+    "ch11-sizes-h200": lambda: ch11_sizes("h200"),
+    "ch11-sweep-h100": lambda: ch11_sweep("h100"),
+    "ch11-sweep-h200": lambda: ch11_sweep("h200"),
+    "ch11-ops-h100": lambda: ch11_ops("h100"),
+    "ch12-lengths": ch12_lengths,
+    "ch13": ch13_table,
+    "ch14": ch14_table,
     "ch05-banks": bank_table,
     "ch08-dram": dram_table,
 }
 for _ch in CHAPTER_TITLES:
     if _ch != "01":
         GENERATORS[f"ch{_ch}"] = (lambda c: (lambda: chapter_table(c)))(_ch)
+GENERATORS["ch12"] = ch12_lengths  # chapter 12's table: by segment length, against CUB's scan by key
 for _ch in ("02", "03", "04", "05", "06"):
     GENERATORS[f"ch{_ch}-blocks"] = (lambda c: (lambda: block_table(c)))(_ch)
 

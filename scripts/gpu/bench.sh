@@ -2,8 +2,9 @@
 # Measurements on a GPU machine, into OUT (CSV files named as docs/results/
 # keeps them; TAG names the GPU in the file names: h100, h200).
 #   scripts/gpu/bench.sh BIN_DIR OUT_DIR TAG [PARTS]
-# PARTS: any of scoreboard,ch11,sizes,sweeps,ch12,ch13 (default all).
+# PARTS: any of scoreboard,large,ch11,sizes,sweeps,ch12,ch13 (default all).
 #   scoreboard  every chapter against CUB and the copy, int32, n = 1K ... 256M
+#   large       chapter 10 at n = 2^30, int32 and float (the 2^30 column of its table)
 #   ch11        chapter 11's steps at 2^28 (4-byte types) and 2^27 (8-byte), with CUB and the copy;
 #               and the other operators
 #   sizes       chapter 11's fastest and CUB at n = 2^16 ... 2^30, five runs each (the spread)
@@ -14,7 +15,7 @@ set -uo pipefail
 bin=$1
 out=$2
 tag=$3
-parts=${4:-scoreboard,ch11,sizes,sweeps,ch12,ch13}
+parts=${4:-scoreboard,large,ch11,sizes,sweeps,ch12,ch13}
 want() { [[ ",$parts," == *",$1,"* ]]; }
 mkdir -p "$out"
 log() { echo "[$((SECONDS))s] $*" | tee -a "$out/bench-summary-$tag.txt"; }
@@ -30,6 +31,12 @@ if want scoreboard; then
   "$bin/ch00_scoreboard" --types int32 --n-min 1K --n-max 256M --csv "$out/scoreboard.csv" \
       --json "$out/scoreboard.json" --quiet > "$out/scoreboard.txt" 2> "$out/scoreboard.err"
   log "scoreboard exit $?"
+fi
+if want large; then
+  for type in int32 float; do
+    "$bin/ch10_decoupled_lookback" --n 1G --type "$type" --csv --quiet > "$out/ch10-1G-$type.csv" 2>> "$out/bench.err"
+    log "ch10 2^30 $type exit $?"
+  done
 fi
 if want ch11; then
   {
