@@ -17,6 +17,13 @@ namespace scan::ch01 {
 /// The chapter's variants.
 const Chapter& chapter();
 
+// kit: region loop body "void sequential_scan("
+// kit: todo Scan in[0 .. n) into out[0 .. n) in one pass, with n - 1 uses of op.
+// kit: todo Inclusive: out[i] = in[0] op in[1] op ... op in[i]. Exclusive: out[i] is the same
+// kit: todo combination of in[0 .. i), and out[0] is the identity, Op::template identity<T>().
+// kit: todo Keep the running combination on the LEFT of op: op need not commute. Read in[i]
+// kit: todo before writing out[i]: out may be the same array as in.
+// kit: stub (void)in; (void)out; (void)n; (void)kind; (void)op;
 // [plain loop]
 /// The scan as a loop: one pass, n - 1 applications of the operator.
 ///
@@ -62,6 +69,16 @@ inline unsigned blocked_threads(std::int64_t n, std::int64_t min_chunk = 1 << 16
   return std::min(hardware, useful);
 }
 
+// kit: region blocked from "// Pass 1: chunk totals."
+// kit: to end
+// kit: todo The two passes of the blocked scan, with the helpers above: in_parallel(work)
+// kit: todo runs work(c) for every chunk c on its own thread; chunk c is [chunk_begin(c),
+// kit: todo chunk_end(c)). Pass 1: each chunk's total into carry[c]. Then, on one thread, an
+// kit: todo exclusive scan of carry[0 .. threads): carry[c] becomes the total of chunks 0 .. c-1.
+// kit: todo Pass 2: each chunk scans its elements of the requested kind, starting from carry[c]
+// kit: todo on the left of op.
+// kit: stub (void)in; (void)out; (void)kind; (void)op; (void)carry;
+// kit: stub (void)chunk_begin; (void)chunk_end; (void)in_parallel;
 // [blocked two-pass]
 /// A multi-threaded scan in two passes over `threads` contiguous chunks.
 ///

@@ -22,6 +22,18 @@ namespace scan::ch03 {
 /// The chapter's variants.
 const Chapter& chapter();
 
+// kit: region tile-scan from "if (t < tile_size) tile[t] = load_for_scan(in, i, kind, op);"
+// kit: to "if (tile_totals != nullptr && t == tile_size - 1) tile_totals[blockIdx.x] = tile[t];"
+// kit: todo Scan this block's tile in shared memory with Kogge-Stone steps.
+// kit: todo Load: each thread t < tile_size puts load_for_scan(in, i, kind, op) in tile[t]
+// kit: todo (it shifts the input right by one element for an exclusive scan).
+// kit: todo Steps, offset = 1, 2, 4, ... while below tile_size: thread t >= offset (t < tile_size)
+// kit: todo combines tile[t - offset] on the LEFT of tile[t]. Every read of a step must come
+// kit: todo before any write of that step, and every write before the next step's reads.
+// kit: todo After each step, threads t < tile_size call log.record(step, i, tile[t]) (step 0, 1, ...).
+// kit: todo Finally out[i] = tile[t] for t < tile_size, and the tile's last thread writes the tile's
+// kit: todo total to tile_totals[blockIdx.x] when tile_totals is not null (the fix-up needs it).
+// kit: stub (void)in; (void)out; (void)kind; (void)tile_totals; (void)op; (void)log; (void)tile; (void)i;
 // [kogge-stone shared]
 /// Scans one tile of blockDim.x elements per block in shared memory
 /// (blockDim.x * sizeof(T) bytes of dynamic shared memory).

@@ -1,0 +1,91 @@
+# The classroom kit's build functions. A student folder includes this file
+# (as cmake/Kit.cmake); so do scripts/kit/prepare-gpu.sh's build and the
+# repository's own grader tests (tests/grader/CMakeLists.txt).
+#
+# kit_add_chapter(NUMBER NN SLUG name SOURCES f.cu ... [MAIN main.cu]
+#                 [DEPENDS scan_chMM ...] [HOST] [ASSIGNED])
+#     In a student folder, one call per chapter folder (the chapter's own
+#     CMakeLists.txt). Builds scan_chNN, the chapter's library, against
+#     scan_core (common without the program runner and the library
+#     baselines), and chNN_name, the chapter's program, only on request
+#     (`cmake --build build --target chNN_name`). ASSIGNED marks the chapter
+#     the student writes: the grader grades it.
+#
+# kit_add_chapter_library(TARGET FOLDER dir SOURCES f.cu ... [DEPENDS lib ...]
+#                         [REFERENCE NN])
+#     A chapter library from the sources in `dir`. REFERENCE NN compiles it
+#     with the chapter's namespace renamed (scan::chNN becomes
+#     scan::chNN_reference), so it links next to the student's own.
+#
+# kit_add_grader(TARGET NUMBER NN CHAPTER_LIB lib REFERENCE_LIB lib
+#                CONFIG kit.json FILES name=path ... [HOST] [APPLICATIONS])
+#     The grader program: tests/grader's sources (grader/ in a student
+#     folder), the chapter library under test, the reference library, and
+#     the configuration and the graded source files, embedded at build time
+#     (the grader checks its source rules on exactly what was compiled).
+
+set(KIT_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "where Kit.cmake and embed.cmake live")
+
+function(kit_add_chapter_library target)
+  cmake_parse_arguments(K "" "FOLDER;REFERENCE" "SOURCES;DEPENDS" ${ARGN})
+  set(sources "")
+  foreach(s IN LISTS K_SOURCES)
+    list(APPEND sources "${K_FOLDER}/${s}")
+  endforeach()
+  add_library(${target} STATIC ${sources})
+  target_include_directories(${target} PUBLIC "${K_FOLDER}")
+  target_link_libraries(${target} PUBLIC scan_core ${K_DEPENDS})
+  if(K_REFERENCE)
+    # Every `ch05` token becomes `ch05_reference`: the namespace scan::ch05
+    # and every qualified use of it. No other identifier of a chapter is
+    # spelled so.
+    target_compile_definitions(${target} PRIVATE ch${K_REFERENCE}=ch${K_REFERENCE}_reference)
+  endif()
+endfunction()
+
+function(kit_add_chapter)
+  cmake_parse_arguments(CH "HOST;APPLICATIONS;ASSIGNED" "NUMBER;SLUG;MAIN" "SOURCES;DEPENDS" ${ARGN})
+  if(NOT CH_MAIN)
+    set(CH_MAIN main.cu)
+  endif()
+  kit_add_chapter_library(scan_ch${CH_NUMBER} FOLDER "${CMAKE_CURRENT_SOURCE_DIR}"
+                          SOURCES ${CH_SOURCES} DEPENDS ${CH_DEPENDS})
+  add_executable(ch${CH_NUMBER}_${CH_SLUG} EXCLUDE_FROM_ALL ${CH_MAIN})
+  target_link_libraries(ch${CH_NUMBER}_${CH_SLUG} PRIVATE scan_ch${CH_NUMBER} scan_common)
+  if(CH_ASSIGNED)
+    set_property(GLOBAL PROPERTY KIT_NUMBER "${CH_NUMBER}")
+    set_property(GLOBAL PROPERTY KIT_SOURCES "${CH_SOURCES}")
+    set_property(GLOBAL PROPERTY KIT_DEPENDS "${CH_DEPENDS}")
+    set_property(GLOBAL PROPERTY KIT_FOLDER "${CMAKE_CURRENT_SOURCE_DIR}")
+    set_property(GLOBAL PROPERTY KIT_HOST "${CH_HOST}")
+    set_property(GLOBAL PROPERTY KIT_APPLICATIONS "${CH_APPLICATIONS}")
+  endif()
+endfunction()
+
+function(kit_add_grader target)
+  cmake_parse_arguments(G "HOST;APPLICATIONS" "NUMBER;CHAPTER_LIB;REFERENCE_LIB;CONFIG;GRADER_DIR" "FILES" ${ARGN})
+  set(embedded "${CMAKE_CURRENT_BINARY_DIR}/${target}_embedded.cpp")
+  set(paths "")
+  foreach(pair IN LISTS G_FILES)
+    string(REGEX REPLACE "^[^=]*=" "" path "${pair}")
+    list(APPEND paths "${path}")
+  endforeach()
+  string(REPLACE ";" "|" files_arg "${G_FILES}")
+  add_custom_command(
+    OUTPUT "${embedded}"
+    COMMAND ${CMAKE_COMMAND} "-DOUTPUT=${embedded}" "-DCONFIG=${G_CONFIG}" "-DFILES=${files_arg}"
+            -P "${KIT_CMAKE_DIR}/embed.cmake"
+    DEPENDS "${KIT_CMAKE_DIR}/embed.cmake" "${G_CONFIG}" ${paths}
+    COMMENT "Embedding the graded sources of ${target}"
+    VERBATIM)
+  set(sources "${G_GRADER_DIR}/grade.cu" "${G_GRADER_DIR}/suite.cu" "${G_GRADER_DIR}/poison.cu"
+              "${G_GRADER_DIR}/processes.cpp" "${G_GRADER_DIR}/report.cpp" "${embedded}")
+  if(G_APPLICATIONS)
+    list(APPEND sources "${G_GRADER_DIR}/applications.cu")
+  endif()
+  add_executable(${target} ${sources})
+  target_include_directories(${target} PRIVATE "${G_GRADER_DIR}")
+  target_compile_definitions(${target} PRIVATE KIT_STUDENT_NS=ch${G_NUMBER} KIT_REFERENCE_NS=ch${G_NUMBER}_reference
+                                               $<$<BOOL:${G_APPLICATIONS}>:KIT_APPLICATIONS=1>)
+  target_link_libraries(${target} PRIVATE ${G_CHAPTER_LIB} ${G_REFERENCE_LIB} scan_core nlohmann_json::nlohmann_json)
+endfunction()

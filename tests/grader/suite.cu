@@ -1,0 +1,400 @@
+// The grader's child side for the registry chapters: the generic suite (as
+// tests/support.cpp runs it, case by case into a CaseLog), the small runs
+// compute-sanitizer watches, and the timing of the student's variant against
+// the reference's. Everything here may run the student's code.
+#include "grader.hpp"
+#include "poison.cuh"
+
+#include <scan/error.hpp>
+#include <scan/generate.hpp>
+#include <scan/harness.hpp>
+#include <scan/registry.hpp>
+#include <scan/verify.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <type_traits>
+
+#ifndef KIT_APPLICATIONS
+
+namespace scan::KIT_STUDENT_NS {
+const Chapter& chapter();
+}
+namespace scan::KIT_REFERENCE_NS {
+const Chapter& chapter();
+}
+
+namespace kit {
+namespace {
+
+using namespace scan;
+
+/// Sizes the larger checks use only for a few pairs (they cost most of the time).
+constexpr std::int64_t kEveryPairUpTo = 1 << 18;
+
+bool large_size_pair(DType dtype, OpId op) {
+  return (dtype == DType::i32 && op == OpId::add) || (dtype == DType::f32 && op == OpId::add) ||
+         (dtype == DType::u32 && op == OpId::affine) || (dtype == DType::i64 && op == OpId::max) ||
+         (dtype == DType::f64 && op == OpId::min);
+}
+
+std::uint64_t seed_for(const std::string& name, DType dtype, OpId op, Kind kind, std::int64_t n) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the case's identity
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  h = (h ^ static_cast<std::uint64_t>(dtype)) * 1099511628211ull;
+  h = (h ^ static_cast<std::uint64_t>(op)) * 1099511628211ull;
+  h = (h ^ static_cast<std::uint64_t>(kind)) * 1099511628211ull;
+  return (h ^ static_cast<std::uint64_t>(n)) * 1099511628211ull;
+}
+
+/// The suite's sizes for a variant at a block size: around the warp, the
+/// block and the tile, a second level of tile totals, odd large sizes.
+std::vector<std::int64_t> suite_sizes(const Variant& v, int block, Where where, bool quick) {
+  std::set<std::int64_t> sizes = {1, 2, 3, 31, 32, 33, 1009, 100003, (1 << 20) + 7};
+  if (!quick) sizes.insert((1 << 24) + 3);
+  if (where == Where::host) {
+    for (std::int64_t chunk : {std::int64_t{1} << 16, std::int64_t{1} << 17}) {
+      sizes.insert({chunk - 1, chunk, chunk + 1, 2 * chunk + 1});
+    }
+    sizes.insert((1 << 22) + 1);
+  }
+  const std::int64_t threads = v.block_for(block);
+  if (threads > 0) sizes.insert({threads - 1, threads, threads + 1});
+  const std::int64_t tile = v.tile_for(block);
+  if (tile > 0) {
+    sizes.insert({tile - 1, tile, tile + 1, 2 * tile + 1, 3 * tile - 1});
+    if (tile <= 8192) sizes.insert({tile * tile - 1, tile * tile + 1});
+  }
+  std::vector<std::int64_t> out;
+  for (std::int64_t n : sizes) {
+    if (n >= 1 && n <= v.info.max_n) out.push_back(n);
+  }
+  return out;
+}
+
+enum class Heads { first_only, every_element, short_random, long_random, tile_edges, one_split };
+
+const char* heads_name(Heads h) {
+  switch (h) {
+    case Heads::first_only: return "one segment";
+    case Heads::every_element: return "every element a head";
+    case Heads::short_random: return "random segments, mean 8";
+    case Heads::long_random: return "random segments, mean 300";
+    case Heads::tile_edges: return "heads at tile edges";
+    case Heads::one_split: return "two long segments";
+  }
+  return "?";
+}
+
+std::vector<std::uint8_t> make_heads(Heads pattern, std::int64_t n, std::int64_t tile, std::uint64_t seed) {
+  switch (pattern) {
+    case Heads::short_random: return generate_heads(n, 8, Lengths::random, seed);
+    case Heads::long_random: return generate_heads(n, 300, Lengths::random, seed);
+    default: break;
+  }
+  std::vector<std::uint8_t> heads(static_cast<std::size_t>(n), pattern == Heads::every_element ? 1 : 0);
+  heads[0] = 1;
+  if (pattern == Heads::one_split) heads[static_cast<std::size_t>(n / 2)] = 1;
+  if (pattern == Heads::tile_edges && tile > 2) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t r = i % tile;
+      heads[static_cast<std::size_t>(i)] |= static_cast<std::uint8_t>(r == 0 || r == 1 || r == tile - 1);
+    }
+  }
+  return heads;
+}
+
+/// The first `lines` lines of a text, joined with " | ".
+std::string first_lines(const std::string& text, int lines) {
+  std::istringstream in(text);
+  std::string line, out;
+  for (int k = 0; k < lines && std::getline(in, line); ++k) out += (k ? " | " : "") + line;
+  return out;
+}
+
+/// The fields of a registry entry the suite relies on: the student's must
+/// be the reference's (sizes, tiles and what is verified come from them).
+std::string entry_difference(const Variant& student, const Variant& reference) {
+  const VariantInfo& s = student.info;
+  const VariantInfo& r = reference.info;
+  if (s.max_n != r.max_n || s.segment != r.segment || s.block != r.block || s.takes_block != r.takes_block ||
+      s.block_min != r.block_min || s.items_per_thread != r.items_per_thread || s.segmented != r.segmented ||
+      s.float_order_varies != r.float_order_varies || student.where != reference.where) {
+    return "the registry entry of '" + r.name + "' differs from the reference's (limits, block, tile or kind)";
+  }
+  return "";
+}
+
+class RegistrySubject final : public Subject {
+ public:
+  RegistrySubject() : student_(scan::KIT_STUDENT_NS::chapter()), reference_(scan::KIT_REFERENCE_NS::chapter()) {}
+
+  bool on_device() const override { return reference_.where == Where::device; }
+  std::string title() const override { return reference_.title; }
+  std::vector<std::string> items() const override {
+    std::vector<std::string> names;
+    for (const Variant& v : reference_.variants) names.push_back(v.info.name);
+    return names;
+  }
+
+  void correctness(const std::string& item, bool quick, CaseLog& log) override {
+    log_ = &log;
+    quick_ = quick;
+    const Variant& ref = reference_variant(item);
+    log.begin("the variant '" + item + "' exists with the reference's registry entry");
+    const Variant* stu = student_.find(item);
+    if (stu == nullptr) {
+      log.fail("the student's chapter has no variant '" + item + "'");
+      return;
+    }
+    if (const std::string d = entry_difference(*stu, ref); !d.empty()) {
+      log.fail(d);
+      return;
+    }
+    log.pass();
+    if (on_device()) poison_.prepare();
+    run_variant(*stu, ref, ref.info.block);
+    if (ref.info.takes_block) {
+      // The smallest block (deep recursion of tile totals) and the largest.
+      for (int block : {std::max(ref.info.block_min, 2), 1024}) {
+        if (block == ref.info.block) continue;
+        for (std::int64_t n : {std::int64_t{1}, std::int64_t{block} + 1, std::int64_t{5000}, std::int64_t{100003}}) {
+          if (n > ref.info.max_n || (n > 5000 && (ref.info.items_per_thread == 0 || quick))) continue;
+          check_case<std::int32_t, Add>(*stu, Kind::inclusive, n, block, Distribution::typical);
+          check_case<std::uint32_t, AffineCompose>(*stu, Kind::exclusive, n, block, Distribution::typical);
+        }
+      }
+    }
+    if (!aborted_) log.done();
+  }
+
+  void sanitize(const std::string& item) override {
+    const Variant& ref = reference_variant(item);
+    const Variant* stu = student_.find(item);
+    if (stu == nullptr || !entry_difference(*stu, ref).empty()) return;  // the correctness child says why
+    const int block = ref.info.block;
+    const std::int64_t threads = ref.block_for(block);
+    const std::int64_t tile = ref.tile_for(block) > 0 ? ref.tile_for(block) : threads;
+    std::set<std::int64_t> sizes = {1, 33, threads + 1, tile - 1, tile + 1, 2 * tile + 1, 3 * tile + 5};
+    for (std::int64_t n : sizes) {
+      if (n < 1 || n > ref.info.max_n || n > 70000) continue;
+      run_quietly<std::int32_t, Add>(*stu, Kind::inclusive, n, block);
+      run_quietly<std::uint32_t, AffineCompose>(*stu, Kind::exclusive, n, block);
+      run_quietly<double, Max>(*stu, Kind::inclusive, n, block);
+    }
+  }
+
+  TimingResult timing(const std::string& item, const PerfSettings& perf) override {
+    TimingResult result;
+    const Variant& ref = reference_variant(item);
+    const Variant* stu = student_.find(item);
+    if (stu == nullptr) {
+      result.problem = "no variant '" + item + "'";
+      return result;
+    }
+    const std::int64_t n = std::min(perf.n, ref.info.max_n);
+    using T = std::int32_t;
+    std::ostringstream shape;
+    shape << "n = " << n << " int32 add inclusive";
+    result.shape = shape.str();
+    std::vector<std::uint8_t> heads;
+    if (ref.info.segmented) heads = make_heads(Heads::long_random, n, ref.tile_for(ref.info.block), 99);
+    Harness<T> harness(reference_.where, generate_input<T>(n, 20240601), std::move(heads));
+    const int block = ref.info.block;
+    std::vector<double> student_ms, reference_ms;
+    for (int round = 0; round < perf.rounds; ++round) {
+      for (int k = 0; k < 2; ++k) {
+        const bool student_turn = (round + k) % 2 == 0;
+        const Variant& v = student_turn ? *stu : ref;
+        const TimingStats stats = harness.time(v, OpId::add, Kind::inclusive, block, perf.warmup, perf.reps);
+        (student_turn ? student_ms : reference_ms).push_back(stats.median_ms);
+        if (round == 0 || round == perf.rounds - 1) {
+          const VerifyReport report = verify_scan(harness.input(), harness.output(), Kind::inclusive, Add{},
+                                                  harness.restarts(ref.info.segment));
+          if (!report.ok) {
+            result.problem = std::string(student_turn ? "the student's" : "the reference's") +
+                             " timed output was wrong: " + first_lines(report.describe(), 1);
+            return result;
+          }
+        }
+      }
+    }
+    const auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    };
+    result.student_ms = median(student_ms);
+    result.reference_ms = median(reference_ms);
+    return result;
+  }
+
+ private:
+  const Variant& reference_variant(const std::string& item) const {
+    const Variant* v = reference_.find(item);
+    if (v == nullptr) throw std::invalid_argument("the reference has no variant '" + item + "'");
+    return *v;
+  }
+
+  void run_variant(const Variant& stu, const Variant& ref, int block) {
+    const Where where = reference_.where;
+    const auto sizes = suite_sizes(ref, block, where, quick_);
+    for_each_combo<ScanCombos>([&]<class T, class Op>() {
+      if (aborted_ || !ref.supports(dtype_of<T>(), op_id_of<Op>())) return;
+      if (!stu.supports(dtype_of<T>(), op_id_of<Op>())) {
+        log_->begin(std::string("built for ") + std::string(dtype_name(dtype_of<T>())) + " " +
+                    std::string(op_name(op_id_of<Op>())));
+        log_->fail("the student's variant is not built for this type and operator");
+        return;
+      }
+      for (Kind kind : {Kind::inclusive, Kind::exclusive}) {
+        check_empty<T, Op>(stu, kind, block);
+        for (std::int64_t n : sizes) {
+          if (n > kEveryPairUpTo && !large_size_pair(dtype_of<T>(), op_id_of<Op>()) && !ref.info.tuning) continue;
+          check_case<T, Op>(stu, kind, n, block, Distribution::typical);
+          if (!ref.info.segmented) continue;
+          const bool large = n > kEveryPairUpTo;
+          for (Heads pattern : {Heads::every_element, Heads::short_random, Heads::long_random, Heads::tile_edges,
+                                Heads::one_split}) {
+            if (large && (pattern == Heads::every_element || pattern == Heads::long_random)) continue;
+            check_case<T, Op>(stu, kind, n, block, Distribution::typical, pattern);
+          }
+        }
+      }
+      if constexpr (std::is_floating_point_v<T> && std::is_same_v<Op, Add>) {
+        for (Kind kind : {Kind::inclusive, Kind::exclusive}) {
+          for (std::int64_t n : {std::int64_t{1000}, std::int64_t{(1 << 20) + 7}}) {
+            if (n <= ref.info.max_n) check_case<T, Op>(stu, kind, n, block, Distribution::real_valued);
+          }
+        }
+      }
+      if (sizes.size() > 6) check_repeatable<T, Op>(stu, sizes[sizes.size() / 2], block);
+      constexpr std::int64_t kManyTiles = (std::int64_t{1} << 24) + 3;
+      if (!quick_ && std::is_floating_point_v<T> && std::is_same_v<Op, Add> && kManyTiles <= ref.info.max_n) {
+        check_repeatable<T, Op>(stu, kManyTiles, block);
+      }
+    });
+  }
+
+  template <class T, class Op>
+  std::string describe(Kind kind, std::int64_t n, int block, Distribution dist, Heads pattern, bool segmented) const {
+    std::ostringstream d;
+    d << "n = " << n << ", " << dtype_name(dtype_of<T>()) << " " << op_name(op_id_of<Op>()) << " "
+      << kind_name(kind) << ", block " << block << (dist == Distribution::real_valued ? ", real-valued" : "")
+      << (segmented ? std::string(", ") + heads_name(pattern) : std::string());
+    return d.str();
+  }
+
+  /// Runs `body` as one case: an exception fails it; a CUDA error that
+  /// leaves the context unusable ends the suite.
+  template <class Body>
+  void guarded(const std::string& description, Body&& body) {
+    if (aborted_) return;
+    log_->begin(description);
+    try {
+      const std::string problem = body();
+      if (problem.empty()) {
+        log_->pass();
+      } else {
+        log_->fail(problem);
+      }
+    } catch (const CudaError& e) {
+      if (on_device() && cudaDeviceSynchronize() != cudaSuccess) {
+        aborted_ = true;
+        log_->abort(e.what());
+        return;
+      }
+      (void)cudaGetLastError();
+      log_->fail(e.what());
+    } catch (const std::exception& e) {
+      log_->fail(e.what());
+    }
+  }
+
+  template <class T, class Op>
+  void check_case(const Variant& v, Kind kind, std::int64_t n, int block, Distribution dist,
+                  Heads pattern = Heads::first_only) {
+    const Variant& ref = reference_variant(v.info.name);
+    guarded(describe<T, Op>(kind, n, block, dist, pattern, ref.info.segmented), [&]() -> std::string {
+      const std::uint64_t seed = seed_for(v.info.name, dtype_of<T>(), op_id_of<Op>(), kind, n) + block;
+      std::vector<std::uint8_t> heads;
+      if (ref.info.segmented) heads = make_heads(pattern, n, ref.tile_for(block), seed);
+      Harness<T> harness(reference_.where, generate_input<T>(n, seed, dist), std::move(heads));
+      if (on_device()) poison_.fill(poison_byte<T>());
+      const std::vector<T>& out = harness.run_once(v, op_id_of<Op>(), kind, block, nullptr);
+      return first_lines(verify_scan(harness.input(), out, kind, Op{}, harness.restarts(ref.info.segment)).describe(),
+                         4);
+    });
+  }
+
+  template <class T, class Op>
+  void check_empty(const Variant& v, Kind kind, int block) {
+    guarded("n = 0, " + std::string(dtype_name(dtype_of<T>())) + " " + std::string(op_name(op_id_of<Op>())) + " " +
+                std::string(kind_name(kind)),
+            [&]() -> std::string {
+              Harness<T> harness(reference_.where, std::vector<T>{});
+              harness.run_once(v, op_id_of<Op>(), kind, block, nullptr);
+              return harness.output().empty() ? "" : "an empty scan produced output";
+            });
+  }
+
+  template <class T, class Op>
+  void check_repeatable(const Variant& v, std::int64_t n, int block) {
+    const Variant& ref = reference_variant(v.info.name);
+    guarded("two runs agree: n = " + std::to_string(n) + ", " + std::string(dtype_name(dtype_of<T>())) + " " +
+                std::string(op_name(op_id_of<Op>())),
+            [&]() -> std::string {
+              std::vector<std::uint8_t> heads;
+              if (ref.info.segmented) heads = make_heads(Heads::long_random, n, ref.tile_for(block), 777 + n);
+              Harness<T> harness(reference_.where, generate_input<T>(n, 12345 + n, Distribution::real_valued),
+                                 std::move(heads));
+              if (on_device()) poison_.fill(poison_byte<T>());
+              const std::vector<T> first = harness.run_once(v, op_id_of<Op>(), Kind::inclusive, block, nullptr);
+              if (on_device()) poison_.fill(poison_byte<T>());
+              const std::vector<T>& second = harness.run_once(v, op_id_of<Op>(), Kind::inclusive, block, nullptr);
+              const Restarts restarts = harness.restarts(ref.info.segment);
+              for (const std::vector<T>* out : {&first, &second}) {
+                const std::string d = verify_scan(harness.input(), *out, Kind::inclusive, Op{}, restarts).describe();
+                if (!d.empty()) return first_lines(d, 4);
+              }
+              const bool exact = !(std::is_floating_point_v<T> && std::is_same_v<Op, Add>) ||
+                                 !ref.info.float_order_varies;
+              if (exact && std::memcmp(first.data(), second.data(), first.size() * sizeof(T)) != 0) {
+                return "two runs on the same input gave different outputs";
+              }
+              return "";
+            });
+  }
+
+  /// One run for compute-sanitizer to watch; the result is not judged here.
+  template <class T, class Op>
+  void run_quietly(const Variant& v, Kind kind, std::int64_t n, int block) {
+    if (!v.supports(dtype_of<T>(), op_id_of<Op>())) return;
+    const Variant& ref = reference_variant(v.info.name);
+    try {
+      std::vector<std::uint8_t> heads;
+      if (ref.info.segmented) heads = make_heads(Heads::short_random, n, ref.tile_for(block), 5 + n);
+      Harness<T> harness(reference_.where, generate_input<T>(n, 31 + n), std::move(heads));
+      (void)harness.run_once(v, op_id_of<Op>(), kind, block, nullptr);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "grade: %s\n", e.what());
+    }
+  }
+
+  const Chapter& student_;
+  const Chapter& reference_;
+  CaseLog* log_ = nullptr;
+  bool quick_ = false;
+  bool aborted_ = false;
+  SharedPoisoner poison_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subject> registry_subject() { return std::make_unique<RegistrySubject>(); }
+
+}  // namespace kit
+
+#endif  // KIT_APPLICATIONS
