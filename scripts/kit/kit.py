@@ -36,7 +36,9 @@ Commands (scripts/assignment.sh wraps `starter`):
 
     kit.py list                          chapters with markers, their regions and bugs
     kit.py check                         parse every marker and apply every bug (ctest)
-    kit.py starter NN DIR [--fills F,..] write a student folder (no build)
+    kit.py starter NN DIR [--fills F,..|all] [--arch 90]
+                                         write a student folder (no build); fills/
+                                         gets the named fills (the kit's own checks)
     kit.py fill NN FILL DIR              write the chapter's sources filled with
                                          FILL (stub, reference or a bug's name)
     kit.py handout NN                    print the handout
@@ -503,11 +505,11 @@ def handout(chapter, figures_out=None):
         if not shows_region(chapter, path_text, name):
             return match.group(0)
         removed.append(name)
-        regions = [r for r in chapter.regions
-                   if (snippet_range(path_text, name)[0] == r.path)]
-        names = ", ".join(f"`{r.name}`" for r in regions) or "the marked regions"
+        source, first, last = snippet_range(path_text, name)
+        regions = [r for r in chapter.regions if r.path == source and r.start <= last and first <= r.end]
+        names = ", ".join(f"`{r.name}`" for r in regions)
         return (f"{indent}> **Your part.** The code the chapter shows here ({name}) is what you write: "
-                f"see {names} in `{path_text}`.")
+                f"see {names} in `chapters/{path_text}`.")
 
     text = SNIPPET_BLOCK.sub(replace, text)
     text = SNIPPET_LINE.sub(replace, text)
@@ -526,8 +528,8 @@ def handout(chapter, figures_out=None):
 def handout_header(chapter):
     c = chapter.config
     files = sorted({r.path.name for r in chapter.regions})
-    regions = "\n".join(f"- `{r.name}` in `chapters/{chapter.folder.name}/{r.path.name}`: {r.todo[0]}"
-                        for r in chapter.regions)
+    regions = "\n".join(f"- `{r.name}` in `chapters/{chapter.folder.name}/{r.path.name}`: "
+                        + " ".join(t.strip() for t in r.todo) for r in chapter.regions)
     rule = ""
     if any(r.rule for r in chapter.regions):
         names = ", ".join(f"`{r.name}`" for r in chapter.regions if r.rule)
@@ -604,7 +606,7 @@ def copy_tree(source, target):
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"), dirs_exist_ok=True)
 
 
-def write_starter(number, out, fills=()):
+def write_starter(number, out, fills=(), arch="90"):
     chapter = load_chapter(number)
     if chapter.config is None or not chapter.regions:
         raise KitError(f"chapter {chapter.number} is not an assignment (no markers or no entry in chapters.json)")
@@ -627,7 +629,9 @@ def write_starter(number, out, fills=()):
         for path in sorted(dep.folder.iterdir()):
             if path.suffix in SOURCE_SUFFIXES and path.name in dep.sources + [dep.main] or \
                path.suffix in (".cuh", ".hpp"):
-                shutil.copyfile(path, target / path.name)
+                # Complete, as in the repository, without the kit's marker lines.
+                kept = [line for line in path.read_text().splitlines() if not KIT_LINE.match(line)]
+                (target / path.name).write_text("\n".join(kept) + "\n")
         chapter_calls.append((target, cmake_chapter_call(dep, False)))
     target = out / "chapters" / chapter.folder.name
     write_chapter_files(chapter, "stub", target)
@@ -643,7 +647,8 @@ def write_starter(number, out, fills=()):
     subdirs = "".join(f"add_subdirectory(chapters/{folder.name})\n" for folder, _ in chapter_calls)
     template = (template.replace("@KIT_CHAPTER@", chapter.number)
                 .replace("@KIT_CHAPTER_FOLDER@", chapter.folder.name)
-                .replace("@KIT_SUBDIRECTORIES@", subdirs))
+                .replace("@KIT_SUBDIRECTORIES@", subdirs)
+                .replace("@KIT_ARCH@", arch))
     (out / "CMakeLists.txt").write_text(template)
     shutil.copyfile(KIT / "template" / "grade", out / "grade")
     (out / "grade").chmod(0o755)
@@ -717,15 +722,19 @@ def main(argv):
             return cmd_check()
         if command == "list" and not args:
             return cmd_list()
-        if command == "starter" and len(args) in (2, 4):
-            fills = []
-            if len(args) == 4:
-                if args[2] != "--fills":
-                    raise KitError("usage: kit.py starter NN DIR [--fills F,...]")
-                fills = [f for f in args[3].split(",") if f]
-                if fills == ["all"]:
-                    fills = ["reference"] + [b.name for b in chapter_bugs(f"{int(args[0]):02d}")]
-            write_starter(args[0], Path(args[1]), fills)
+        if command == "starter" and len(args) >= 2:
+            fills, arch, rest = [], "90", args[2:]
+            while rest:
+                if rest[0] == "--fills" and len(rest) > 1:
+                    fills = [f for f in rest[1].split(",") if f]
+                    if fills == ["all"]:
+                        fills = ["reference"] + [b.name for b in chapter_bugs(f"{int(args[0]):02d}")]
+                elif rest[0] == "--arch" and len(rest) > 1:
+                    arch = rest[1]
+                else:
+                    raise KitError("usage: kit.py starter NN DIR [--fills F,...|all] [--arch 90]")
+                rest = rest[2:]
+            write_starter(args[0], Path(args[1]), fills, arch)
             return 0
         if command == "fill" and len(args) == 3:
             chapter = load_chapter(args[0])

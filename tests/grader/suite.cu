@@ -282,7 +282,8 @@ class RegistrySubject final : public Subject {
   std::string describe(Kind kind, std::int64_t n, int block, Distribution dist, Heads pattern, bool segmented) const {
     std::ostringstream d;
     d << "n = " << n << ", " << dtype_name(dtype_of<T>()) << " " << op_name(op_id_of<Op>()) << " "
-      << kind_name(kind) << ", block " << block << (dist == Distribution::real_valued ? ", real-valued" : "")
+      << kind_name(kind) << (on_device() ? ", block " + std::to_string(block) : std::string())
+      << (dist == Distribution::real_valued ? ", real-valued" : "")
       << (segmented ? std::string(", ") + heads_name(pattern) : std::string());
     return d.str();
   }
@@ -325,7 +326,7 @@ class RegistrySubject final : public Subject {
       if (on_device()) poison_.fill(poison_byte<T>());
       const std::vector<T>& out = harness.run_once(v, op_id_of<Op>(), kind, block, nullptr);
       return first_lines(verify_scan(harness.input(), out, kind, Op{}, harness.restarts(ref.info.segment)).describe(),
-                         4);
+                         1);
     });
   }
 
@@ -357,7 +358,7 @@ class RegistrySubject final : public Subject {
               const Restarts restarts = harness.restarts(ref.info.segment);
               for (const std::vector<T>* out : {&first, &second}) {
                 const std::string d = verify_scan(harness.input(), *out, Kind::inclusive, Op{}, restarts).describe();
-                if (!d.empty()) return first_lines(d, 4);
+                if (!d.empty()) return first_lines(d, 1);
               }
               const bool exact = !(std::is_floating_point_v<T> && std::is_same_v<Op, Add>) ||
                                  !ref.info.float_order_varies;
