@@ -25,6 +25,17 @@ ScatterScratch take_scatter(Workspace& workspace, std::int64_t n) {
   return {ticket, words, reset};
 }
 
+/// Blocks of the counting kernels: four per SM, each looping over its share.
+unsigned count_blocks() {
+  static const unsigned blocks = [] {
+    int device = 0, sms = 0;
+    SCAN_CUDA(cudaGetDevice(&device));
+    SCAN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return static_cast<unsigned>(4 * sms);
+  }();
+  return blocks;
+}
+
 /// The settle of chapter 10's packed-settle variant, with the first wave exempt.
 template <class Kernel>
 BackOff settle_for(Kernel kernel) {
@@ -39,6 +50,9 @@ template <Rejected Mode, class T, class Pred>
 void scatter(const T* in, T* out, std::int64_t n, unsigned long long* selected, Pred pred, void* scratch,
              cudaStream_t stream) {
   if (n <= 0) return;
+  if (n >= (std::int64_t{1} << 32)) {
+    throw UsageError("the scatter's counts are 32-bit: n must be below 2^32, not " + std::to_string(n));
+  }
   Workspace workspace(static_cast<std::byte*>(scratch), scatter_scratch_bytes(n));
   const ScatterScratch s = take_scatter(workspace, n);
   SCAN_CUDA(cudaMemsetAsync(s.ticket, 0, s.reset_bytes, stream));
@@ -106,7 +120,8 @@ void split_by_bit(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, i
   if (!counted) {
     // The stable split must know how many zeros there are before it places a one.
     SCAN_CUDA(cudaMemsetAsync(zeros, 0, sizeof *zeros, stream));
-    count_selected<<<std::min<unsigned>(tile_count(n, 1024), 4 * 132), 256, 0, stream>>>(in, n, zeros, BitIsZero{bit});
+    count_selected<<<std::min<unsigned>(tile_count(n, 1024), count_blocks()), 256, 0, stream>>>(in, n, zeros,
+                                                                                              BitIsZero{bit});
     SCAN_CUDA_LAUNCH();
   }
   scatter<Rejected::in_order>(in, out, n, zeros, BitIsZero{bit}, scratch, stream);
@@ -136,7 +151,7 @@ void radix_sort(std::uint32_t* keys, std::int64_t n, void* scratch, cudaStream_t
   void* split_scratch = workspace.take<std::byte>(scatter_scratch_bytes(n));
   // Every split permutes the keys but keeps their bits: one read counts them all.
   SCAN_CUDA(cudaMemsetAsync(ones, 0, 32 * sizeof *ones, stream));
-  count_ones_per_bit<<<std::min<unsigned>(tile_count(n, 1024), 4 * 132), 256, 0, stream>>>(keys, n, ones);
+  count_ones_per_bit<<<std::min<unsigned>(tile_count(n, 1024), count_blocks()), 256, 0, stream>>>(keys, n, ones);
   SCAN_CUDA_LAUNCH();
   std::uint32_t* from = keys;
   std::uint32_t* to = other;

@@ -74,8 +74,10 @@ double recurrence_depth(std::int64_t i, std::int64_t row) {
   const std::int64_t within = row > 0 ? i % row : i;
   // Per tile of the look-back chain: a window's warp scan (5), its combine
   // and the publish (2), and one more for a second window: 8. In the tile:
-  // the thread's items, the warp scans and combines of the block scan.
-  return 8.0 * static_cast<double>(within / kTile) + kItems + 16;
+  // a thread's total is a chain over its items (kItems), the block scan
+  // adds warp scans and combines (16), and the final pass is a chain over
+  // the items again (kItems).
+  return 8.0 * static_cast<double>(within / kTile) + 2 * kItems + 16;
 }
 
 namespace {
@@ -240,18 +242,22 @@ class Session {
 };
 
 // [compact app]
+template <class T>
 void run_compact(const AppOptions& o, Session& session) {
   const std::int64_t n = o.n;
   const auto threshold = static_cast<std::uint32_t>(std::min(std::ldexp(o.select, 32), 4294967295.0));
   const KeepBelow keep{threshold};
-  // Uniform random 32-bit values, so `keep` keeps the fraction asked for.
-  std::vector<std::int32_t> in(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) in[i] = static_cast<std::int32_t>(random_bits(o.seed, i) >> 32);
-  const std::vector<std::int32_t> expected = compact_reference(in, keep);
+  // Uniform random 32-bit patterns, so `keep` keeps the fraction asked for.
+  std::vector<T> in(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto bits = static_cast<std::uint32_t>(random_bits(o.seed, i) >> 32);
+    std::memcpy(&in[i], &bits, sizeof bits);
+  }
+  const std::vector<T> expected = compact_reference(in, keep);
   const std::string param = "keep " + fixed(100 * o.select, 0) + "%";
   const double bytes = 4.0 * static_cast<double>(n + static_cast<std::int64_t>(expected.size()));
 
-  DeviceBuffer<std::int32_t> d_in(in), d_out(in.size());
+  DeviceBuffer<T> d_in(in), d_out(in.size());
   DeviceBuffer<unsigned long long> d_kept(1);
   DeviceBuffer<std::byte> scratch(scatter_scratch_bytes(n));
   session.copy_ceiling("compact", d_in.data(), d_out.data(), d_in.bytes());
@@ -259,9 +265,12 @@ void run_compact(const AppOptions& o, Session& session) {
     unsigned long long kept = 0;
     SCAN_CUDA(cudaMemcpy(&kept, d_kept.data(), sizeof kept, cudaMemcpyDeviceToHost));
     if (kept != expected.size()) return "kept " + std::to_string(kept) + ", expected " + std::to_string(expected.size());
-    std::vector<std::int32_t> got(expected.size());
-    if (!got.empty()) SCAN_CUDA(cudaMemcpy(got.data(), d_out.data(), got.size() * 4, cudaMemcpyDeviceToHost));
-    return first_difference(got, expected);
+    std::vector<T> got(expected.size());
+    if (!got.empty()) SCAN_CUDA(cudaMemcpy(got.data(), d_out.data(), got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    // Compared bit for bit (a float NaN pattern must survive the move too).
+    return std::memcmp(got.data(), expected.data(), got.size() * sizeof(T)) == 0
+               ? std::string()
+               : "the kept elements differ from the reference";
   };
   session.measure({"compact", "single-pass", param, n, bytes},
                   [&] { select_if(d_in.data(), d_out.data(), n, keep, d_kept.data(), scratch.data(), nullptr); },
@@ -298,10 +307,10 @@ void run_split(const AppOptions& o, Session& session) {
   const auto check_against = [&](const std::vector<std::uint32_t>& expected) {
     return [&] { return first_difference(d_out.to_host(), expected); };
   };
-  session.measure({"split", "stable (count, then one pass)", param, n, bytes},
+  session.measure({"split", "stable (count then one pass)", param, n, bytes},
                   [&] { split_by_bit(d_in.data(), d_out.data(), n, o.bit, d_zeros.data(), false, scratch.data(), nullptr); },
                   check_against(stable));
-  session.measure({"split", "partition (one pass, ones reversed)", param, n, bytes},
+  session.measure({"split", "partition (one pass: ones reversed)", param, n, bytes},
                   [&] { partition_by_bit(d_in.data(), d_out.data(), n, o.bit, d_zeros.data(), scratch.data(), nullptr); },
                   check_against(reversed));
   if (!o.baselines) return;
@@ -401,7 +410,7 @@ void run_recurrence(const AppOptions& o, Session& session) {
     request.n = n;
     request.heads = d_heads.data();
     request.workspace = Workspace(segmented_scratch.data(), measuring.used());
-    session.measure({"recurrence", "chapter 12 segmented scan of (a, b) pairs", param, n, 16.0 * static_cast<double>(n)},
+    session.measure({"recurrence", "chapter 12 segmented scan of (a b) pairs", param, n, 16.0 * static_cast<double>(n)},
                     [&] {
                       Segmented::run<std::uint64_t>(request, PackedCompose{});
                       unpack_x<<<grid_size(n, 256), 256>>>(d_scanned.data(), d_x.data(), n);
@@ -440,6 +449,14 @@ int run_applications(int argc, char** argv) {
       throw UsageError("--select must be a fraction from 0 to 1, not '" + v + "'");
     }
   });
+  add_value_option(app, "--type", "T", "compact: int32, uint32 or float (32-bit elements) [int32]",
+                   [&o](const std::string& v) {
+                     const auto d = parse_dtype(v);
+                     if (!d || (*d != DType::i32 && *d != DType::u32 && *d != DType::f32)) {
+                       throw UsageError("--type must be int32, uint32 or float here, not '" + v + "'");
+                     }
+                     o.dtype = *d;
+                   });
   add_int_option(app, "--bit", o.bit, 0, 31, "split: the bit that splits the keys [0]");
   add_count_option(app, "--rows", o.row, "recurrence: row length of the batch, a multiple of 4096 (0: none) [64K]");
   add_value_option(app, "--slopes", "S", "recurrence: decaying (|a| < 1), one (a plain sum) or mixed [decaying]",
@@ -471,7 +488,13 @@ int run_applications(int argc, char** argv) {
                      format_bytes(device.free_bytes) + " is free; choose a smaller --n");
   }
   Session session(o);
-  if (o.app == "all" || o.app == "compact") run_compact(o, session);
+  if (o.app == "all" || o.app == "compact") {
+    switch (o.dtype) {
+      case DType::u32: run_compact<std::uint32_t>(o, session); break;
+      case DType::f32: run_compact<float>(o, session); break;
+      default: run_compact<std::int32_t>(o, session); break;
+    }
+  }
   if (o.app == "all" || o.app == "split") run_split(o, session);
   if (o.app == "all" || o.app == "sort") run_sort(o, session);
   if (o.app == "all" || o.app == "recurrence") run_recurrence(o, session);

@@ -21,6 +21,7 @@ enum class Slopes {
 struct AppOptions : RunOptions {
   std::int64_t n = std::int64_t{16} << 20;  ///< elements
   std::string app = "all";                  ///< which application
+  DType dtype = DType::i32;                 ///< compact: the element type (32-bit)
   double select = 0.5;                      ///< compact: the fraction kept
   int bit = 0;                              ///< split: the bit
   std::int64_t row = 65536;                 ///< recurrence: the batch's row length (0: none)

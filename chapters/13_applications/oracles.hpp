@@ -62,30 +62,39 @@ struct RecurrenceReference {
 
 /// x_i = a_i x_{i-1} + b_i in double, restarting every `row` elements (0:
 /// never), with each element's tolerance for a float scan whose
-/// association tree has depth at most `depth(i)`:
-/// \f$ \gamma_{2h} \sum_j |b_j| \prod_{k=j+1}^{i} |a_k| \f$, the sum itself
-/// a recurrence of magnitudes.
+/// association tree has depth at most `depth(i)` (chapter 13's text
+/// derives it). Term j of x_i, \f$ b_j \prod_{k=j+1}^{i} a_k \f$, is
+/// rounded at most once per tree level by the multiply-adds that carry it
+/// (h roundings), and its product of slopes, made by the tree's
+/// multiplications, at most once per slope (i - j). So
+/// \f$ |e_i| \le \sum_j |b_j| \prod |a_k| \big((1+u)^{(i-j)+2h} - 1\big)
+///   = (1+u)^{2h} T_i - M_i \f$
+/// with \f$ M_i = |a_i| M_{i-1} + |b_i| \f$ and
+/// \f$ T_i = (1+u)|a_i| T_{i-1} + |b_i| \f$, two recurrences of magnitudes.
+/// (2h counts each level twice: a margin for the products.) A plain sum of
+/// whole numbers that float holds exactly is checked exactly.
 template <class Depth>
 RecurrenceReference recurrence_reference(const std::vector<float>& a, const std::vector<float>& b, std::int64_t row,
                                          Depth depth) {
   const std::size_t n = a.size();
   RecurrenceReference r{std::vector<double>(n), std::vector<double>(n)};
   const double u = std::numeric_limits<float>::epsilon() / 2.0;
-  double x = 0, magnitude = 0;
+  double x = 0, magnitude = 0, grown = 0;
   bool exact = true;  // slopes of 1 and whole offsets so far, and sums float holds exactly
   for (std::size_t i = 0; i < n; ++i) {
     if (row > 0 && static_cast<std::int64_t>(i) % row == 0) {
-      x = magnitude = 0;
+      x = magnitude = grown = 0;
       exact = true;
     }
+    const double slope = std::fabs(static_cast<double>(a[i])), offset = std::fabs(static_cast<double>(b[i]));
     x = static_cast<double>(a[i]) * x + b[i];
-    magnitude = std::fabs(static_cast<double>(a[i])) * magnitude + std::fabs(static_cast<double>(b[i]));
+    magnitude = slope * magnitude + offset;
+    grown = (1 + u) * slope * grown + offset;
     exact = exact && a[i] == 1.0f && b[i] == std::floor(b[i]) && magnitude <= 16777216.0;
-    const double m = 2.0 * depth(static_cast<std::int64_t>(i)) * u;
+    const double levels = 2.0 * depth(static_cast<std::int64_t>(i));
+    const double bound = std::expm1(levels * std::log1p(u)) * grown + std::max(0.0, grown - magnitude);
     r.x[i] = x;
-    // A plain sum of whole numbers below 2^24 rounds nowhere, in any order:
-    // exact. Otherwise the bound.
-    r.tolerance[i] = exact ? 0.0 : m < 1 ? m / (1 - m) * magnitude : std::numeric_limits<double>::infinity();
+    r.tolerance[i] = exact ? 0.0 : bound * (1 + 1e-9) + 1e-12 * magnitude;  // plus the double reference's own rounding
   }
   return r;
 }

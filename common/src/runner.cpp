@@ -149,6 +149,7 @@ std::string join_values(const std::vector<T>& values) {
 struct RunResult {
   std::vector<Row> rows;
   double copy_ms = 0;       ///< the copy ceiling's median (0: not measured)
+  double copy_bytes = 0;    ///< what the copy moves: 2 n sizeof(T) (less than `bytes` for a segmented scan)
   double cub_ms = 0;        ///< CUB's median (0: not measured)
   double bytes = 0;         ///< 2 n sizeof(T)
   bool any_failed = false;
@@ -240,6 +241,7 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
   }
   const std::int64_t n = static_cast<std::int64_t>(input.size());
   result.bytes = bytes_moved(chapter, n, sizeof(T));
+  result.copy_bytes = 2.0 * static_cast<double>(n) * sizeof(T);
 
   const std::vector<const Variant*> all =
       with_cub(chapter, variants, chapter.where == Where::device && o.baselines);
@@ -313,9 +315,19 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
   return result;
 }
 
+/// A row's bandwidth: the copy's own bytes for the copy row, the scan's for the others.
+double row_gbps(const RunResult& r, const Row& row) {
+  const double bytes = row.status == Status::reference ? r.copy_bytes : r.bytes;
+  return gigabytes_per_second(bytes, row.timing.median_ms);
+}
+
+/// A row's bandwidth as a fraction of the copy's (0 when the copy was not timed).
+double copy_fraction(const RunResult& r, const Row& row) {
+  return r.copy_ms > 0 ? row_gbps(r, row) / gigabytes_per_second(r.copy_bytes, r.copy_ms) : 0;
+}
+
 void print_table(const Chapter& chapter, const RunResult& r, std::int64_t n) {
   const double cub_ms = r.cub_ms;
-  const double copy_gbps = r.copy_ms > 0 ? gigabytes_per_second(r.bytes, r.copy_ms) : 0;
   std::size_t width = 8;
   for (const auto& row : r.rows) width = std::max(width, row.name.size());
   const auto pad = [&](const std::string& s, std::size_t w) {
@@ -329,9 +341,9 @@ void print_table(const Chapter& chapter, const RunResult& r, std::int64_t n) {
   for (const auto& row : r.rows) {
     std::cout << pad(row.name, width);
     if (row.timed) {
-      const double gbps = gigabytes_per_second(r.bytes, row.timing.median_ms);
+      const double gbps = row_gbps(r, row);
       std::cout << right(fixed(row.timing.median_ms, 4), 12) << right(fixed(gbps, 1), 10)
-                << right(copy_gbps > 0 ? fixed(100.0 * gbps / copy_gbps, 1) + "%" : "-", 9)
+                << right(r.copy_ms > 0 ? fixed(100.0 * copy_fraction(r, row), 1) + "%" : "-", 9)
                 << right(cub_ms > 0 && row.status != Status::reference
                              ? fixed(cub_ms / row.timing.median_ms, 2)
                              : "-",
@@ -358,10 +370,9 @@ void print_csv(const Chapter& chapter, const Options& o, const RunResult& r, std
     std::cout << chapter.program() << ',' << row.name << ',' << n << ',' << dtype_name(o.dtype) << ','
               << op_name(o.op) << ',' << kind_name(o.kind) << ',' << status_text(row.status) << ',';
     if (row.timed) {
-      const double gbps = gigabytes_per_second(r.bytes, row.timing.median_ms);
       std::cout << fixed(row.timing.median_ms, 6) << ',' << fixed(row.timing.min_ms, 6) << ','
-                << fixed(row.timing.max_ms, 6) << ',' << fixed(gbps, 2) << ','
-                << (r.copy_ms > 0 ? fixed(r.copy_ms / row.timing.median_ms, 4) : "") << ','
+                << fixed(row.timing.max_ms, 6) << ',' << fixed(row_gbps(r, row), 2) << ','
+                << (r.copy_ms > 0 ? fixed(copy_fraction(r, row), 4) : "") << ','
                 << (cub_ms > 0 && row.status != Status::reference ? fixed(cub_ms / row.timing.median_ms, 4) : "");
     } else {
       std::cout << ",,,,,";
@@ -383,8 +394,8 @@ void print_json(const Chapter& chapter, const Options& o, const RunResult& r, st
       entry["median_ms"] = rounded(row.timing.median_ms, 6);
       entry["min_ms"] = rounded(row.timing.min_ms, 6);
       entry["max_ms"] = rounded(row.timing.max_ms, 6);
-      entry["gbps"] = rounded(gigabytes_per_second(r.bytes, row.timing.median_ms), 2);
-      if (r.copy_ms > 0) entry["copy_fraction"] = rounded(r.copy_ms / row.timing.median_ms, 4);
+      entry["gbps"] = rounded(row_gbps(r, row), 2);
+      if (r.copy_ms > 0) entry["copy_fraction"] = rounded(copy_fraction(r, row), 4);
       if (r.cub_ms > 0 && row.status != Status::reference) entry["x_cub"] = rounded(r.cub_ms / row.timing.median_ms, 4);
     }
     doc["rows"].push_back(std::move(entry));
