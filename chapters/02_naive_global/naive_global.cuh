@@ -6,7 +6,10 @@
 /// - Kogge-Stone (Hillis-Steele) with one kernel launch per step, reading one
 ///   buffer and writing the other (correct for any n, O(n log n) work);
 /// - Kogge-Stone inside each block, in global memory, made a full scan by the
-///   common block-sum fix-up; the version the readings show has a race.
+///   common block-sum fix-up. It takes two barriers per step; the shorter
+///   in-place step with one barrier has a race (the chapter text shows it).
+///   The readings' block-wide kernels keep two barriers too (seeds 000, 001,
+///   002 and 004, as the chapter text cites).
 #pragma once
 
 #include <scan/block_sums.cuh>
