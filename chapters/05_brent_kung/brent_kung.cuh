@@ -36,9 +36,17 @@ struct PlainLayout {
 /// Shared-memory layout with one empty slot after every 32 elements.
 ///
 /// Shared memory has 32 banks of 4 bytes; addresses 128 bytes apart share a
-/// bank. In a tree step with stride s >= 16 the active threads touch
-/// elements 2s apart, all in one bank: a 32-way conflict, served one access
-/// at a time. Shifting element j by j / 32 slots spreads them over the banks.
+/// bank. In a tree step with stride s the active threads touch elements 2s
+/// apart, so (for 4-byte elements) a warp's accesses fall in only
+/// max(1, 32 / 2s) banks. With the default tile of `two-per-thread` and
+/// `padded`, 256 elements (128 threads, two elements each), the worst steps
+/// are 8-way conflicts (strides 4, 8 and 16 of the up-sweep, 8 and 4 of the
+/// down-sweep): eight words of one bank, served one after another. A tile
+/// of T elements reaches min(T/32, 32)-way, so a 32-way conflict needs a
+/// tile of at least 1024 (`--block 512` or more). Shifting element j by
+/// j / 32 slots spreads the accesses over the banks: for the default tile
+/// the up-sweep becomes conflict-free and only the down-sweep's last two
+/// steps (strides 2 and 1) keep a 2-way conflict.
 struct PaddedLayout {
   /// Shared-memory slots for `elements` elements.
   static constexpr int slots(int elements) { return elements + elements / 32; }
