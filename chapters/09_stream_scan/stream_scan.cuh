@@ -35,8 +35,11 @@ using ch07::Arrangement;
 /// it waits for has not been scheduled yet, because every SM is full of such
 /// spinning blocks: a deadlock. CUDA promises nothing about the order in
 /// which blocks start. A ticket taken when the block is already running
-/// means every smaller ticket belongs to a block that is running or done, so
-/// the tile being waited for always makes progress.
+/// means every smaller ticket belongs to a block that has started (it is
+/// running or done), so the tile being waited for never belongs to a block
+/// still waiting for an SM. That a started block keeps making progress while
+/// others spin is what GPUs do in practice, not a written CUDA guarantee
+/// (the chapter text says more).
 __device__ __forceinline__ unsigned take_ticket(unsigned* counter) {
   __shared__ unsigned ticket;
   if (threadIdx.x == 0) ticket = atomicAdd(counter, 1u);
