@@ -50,8 +50,11 @@ SCAN_HD constexpr bool uses_exchange(Arrangement mode) {
 /// transposing arrangements need the exchange buffer.
 template <class T, int Threads, int Items, Arrangement Mode>
 struct TileStorage {
-  /// One spare slot after every 32 elements, so that reading a thread's
-  /// Items consecutive elements does not pile onto one bank.
+  /// One spare slot after every 32 elements (see exchange_slot()). For
+  /// 4-byte elements it makes the striped vector accesses conflict-free for
+  /// every Items, and the blocked accesses (a thread's Items consecutive
+  /// elements) only when Items divides 32; Items = 12 or 24 keeps two-way
+  /// conflicts there. Striped scalar accesses are conflict-free either way.
   static constexpr int kSlots = uses_exchange(Mode) ? Threads * Items + Threads * Items / 32 : 1;
   union {
     T exchange[kSlots];                  ///< the tile, during a transpose
@@ -96,6 +99,8 @@ __device__ __forceinline__ void load_tile(const T* in, std::int64_t start, int v
                                           T* exchange, T padding) {
   const int t = threadIdx.x;
   if constexpr (uses_exchange(Mode)) {
+    static_assert(Mode != Arrangement::vector_transposed || Items % kVectorItems<T> == 0,
+                  "vector loads need Items to be a multiple of 16 / sizeof(T)");
     constexpr int kVectors = Items / kVectorItems<T>;
     if (Mode == Arrangement::vector_transposed && valid == Threads * Items &&
         reinterpret_cast<std::uintptr_t>(in) % 16 == 0) {
@@ -149,6 +154,8 @@ __device__ __forceinline__ void store_tile(T* out, std::int64_t start, int valid
                                            T* exchange) {
   const int t = threadIdx.x;
   if constexpr (uses_exchange(Mode)) {
+    static_assert(Mode != Arrangement::vector_transposed || Items % kVectorItems<T> == 0,
+                  "vector stores need Items to be a multiple of 16 / sizeof(T)");
     constexpr int kVectors = Items / kVectorItems<T>;
 #pragma unroll
     for (int j = 0; j < Items; ++j) exchange[exchange_slot(t * Items + j)] = items[j];
