@@ -122,6 +122,16 @@ __global__ void brent_kung_divergent(const T* in, T* out, std::int64_t n, Kind k
 }
 // [divergent]
 
+// kit: region tree body "void brent_kung_tree("
+// kit: todo The contiguous Brent-Kung tree over a[0 .. span) (span is a power of two; slots past the
+// kit: todo tile hold the identity), element j living in slot a[at(j)].
+// kit: todo Up-sweep, stride = 1, 2, 4, ... below span: element j = (k + 1) * 2 * stride - 1, while
+// kit: todo below span, becomes a[at(j - stride)] op a[at(j)]; thread t takes k = t, t + blockDim.x, ...
+// kit: todo so that the busy threads are the first ones.
+// kit: todo Down-sweep, stride = span / 4, ..., 2, 1: for the same j, while j + stride is below span,
+// kit: todo element j + stride becomes a[at(j)] op a[at(j + stride)].
+// kit: todo After every step: a barrier, then record_tile(log, step++, a, tile_start, tile_size, at).
+// kit: stub (void)a; (void)span; (void)op; (void)at; (void)log; (void)step; (void)tile_start; (void)tile_size;
 // [contiguous]
 /// Brent-Kung with a contiguous thread mapping: in a step with stride s,
 /// thread t works on element (t + 1) * 2s - 1. The active threads are
@@ -170,6 +180,19 @@ __global__ void brent_kung_contiguous(const T* in, T* out, std::int64_t n, Kind 
 }
 // [contiguous]
 
+// kit: region blelloch from "int step = 0;"
+// kit: to end
+// kit: todo Blelloch's exclusive scan of a[0 .. span) (the tile's own elements, padded with the
+// kit: todo identity up to span, a power of two). Up-sweep as in Brent-Kung: for stride = 1, 2, ...,
+// kit: todo element j = (k + 1) * 2 * stride - 1 becomes a[j - stride] op a[j]. Then thread 0 writes the
+// kit: todo root a[span - 1] (the tile's total) to tile_totals[blockIdx.x] when tile_totals is not null,
+// kit: todo and replaces the root by the identity. Down-sweep, stride = span / 2, ..., 1: the left child
+// kit: todo a[j - stride] receives the parent's a[j]; the right child a[j] becomes the parent's value
+// kit: todo op the left child's old value, in that order (op need not commute). A barrier after every
+// kit: todo step, and record_tile(log, step++, a, tile_start, tile_size, PlainLayout{}) after it (the
+// kit: todo root's replacement is a step too). Finally, for j < tile_size, out[tile_start + j] is a[j]
+// kit: todo (exclusive) or op(a[j], in[tile_start + j]) (inclusive).
+// kit: stub (void)out; (void)kind; (void)tile_totals; (void)op; (void)log; (void)t; (void)span;
 // [blelloch]
 /// Blelloch's work-efficient *exclusive* scan: the same up-sweep, then the
 /// root is replaced by the identity and a down-sweep pushes prefixes down

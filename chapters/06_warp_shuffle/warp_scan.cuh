@@ -37,6 +37,13 @@ struct NoStepHook {
   __device__ void operator()(int, const T&) const {}
 };
 
+// kit: region warp-scan body "T warp_inclusive_scan(T x, Op op, Hook hook = {})"
+// kit: todo Inclusive scan across the 32 lanes in five steps, offset = 1, 2, 4, 8, 16: read lane
+// kit: todo (lane - offset)'s x with __shfl_up_sync(kFullMask, x, offset) and, on lanes >= offset,
+// kit: todo combine it on the LEFT of x. Every lane takes part in every shuffle. After each step call
+// kit: todo hook(step, x) (step 0 to 4). Return x.
+// kit: stub (void)op; (void)hook;
+// kit: stub return x;
 // [warp inclusive scan]
 /// Inclusive scan across the 32 lanes of a warp: lane k returns
 /// x_0 op x_1 op ... op x_k, where x_j is lane j's argument.
@@ -76,6 +83,16 @@ struct BlockScanStorage {
   T warp_totals[kWarpSize];  ///< total of each warp, then their inclusive scan
 };
 
+// kit: region warp-prefix body "T warp_prefix_in_block("
+// kit: todo From each thread's inclusive warp-scan value: (1) the last lane of each warp writes its
+// kit: todo warp's total to storage.warp_totals[warp]; (2) after a barrier, warp 0 scans the totals of
+// kit: todo the blockDim.x / 32 warps with warp_inclusive_scan (lanes past the last warp take the
+// kit: todo identity) and writes the 32 results back; (3) after another barrier, block_total is the
+// kit: todo last warp's scanned total, and the function returns the scanned total of the warps before
+// kit: todo this thread's warp (the identity for warp 0).
+// kit: stub (void)warp_inclusive; (void)op; (void)storage;
+// kit: stub block_total = Op::template identity<T>();
+// kit: stub return Op::template identity<T>();
 // [block scan]
 /// Prefix of this thread's warp inside the block, given each thread's
 /// inclusive warp-scan value `warp_inclusive`: the combination of the totals

@@ -208,6 +208,16 @@ __device__ __forceinline__ void record_items(const StepLog<T>& log, int step, st
   }
 }
 
+// kit: region thread-scan body "T thread_inclusive_scan(T (&items)[Items], Op op)"
+// kit: todo Phase 1: scan the thread's Items consecutive items in registers, in place: items[j]
+// kit: todo becomes items[0] op ... op items[j] (earlier items on the left). Return the thread's total.
+// kit: stub (void)op;
+// kit: stub return items[Items - 1];
+// kit: region add-prefix body "void add_prefix(T (&items)[Items], T prefix, Kind kind, Op op)"
+// kit: todo Phase 3: `prefix` combines everything before the thread's first item, and items hold the
+// kit: todo thread's inclusive scan. Inclusive: items[j] = prefix op items[j]. Exclusive: shift right by
+// kit: todo one, items[j] = prefix op items[j - 1] and items[0] = prefix.
+// kit: stub (void)items; (void)prefix; (void)kind; (void)op;
 // [three phases]
 /// Phase 1: inclusive scan of a thread's items, in registers. Returns the
 /// thread's total.

@@ -37,6 +37,14 @@ inline constexpr int kTile = kThreads * kItems;
 template <class T>
 using Storage = ch07::TileStorage<T, kThreads, kItems, ch07::kBestArrangement>;
 
+// kit: region reduce-tile body "T reduce_tile(const T* in, TileSpan span, Op op, Storage<T>& storage)"
+// kit: todo The combination of one tile's elements, returned to every thread: load the tile with
+// kit: todo ch07::load_tile<ch07::kBestArrangement, kThreads, kItems>(in, span.start, span.valid, items,
+// kit: todo storage.exchange, identity), fold each thread's kItems items from left to right, combine
+// kit: todo the threads' totals with ch06::block_reduce(thread_total, op, storage.scan), and end with a
+// kit: todo barrier (the caller reuses storage at once).
+// kit: stub (void)in; (void)span; (void)op; (void)storage;
+// kit: stub return Op::template identity<T>();
 // [reduce tile]
 /// The combination of one tile's elements, known to every thread: load
 /// (16-byte vectors), fold each thread's items, combine across the block.
@@ -101,6 +109,14 @@ void reduce_then_scan(const T* in, T* out, std::int64_t n, Kind kind, Op op,
 }
 // [reduce-then-scan host]
 
+// kit: region chunk-scan body "scan_chunks(const T* in, T* out, std::int64_t n, Kind kind, std::int64_t tiles_per_chunk,"
+// kit: todo Pass 3 of the fixed grid: block b scans its chunk, the tiles [b * tiles_per_chunk,
+// kit: todo (b + 1) * tiles_per_chunk) clipped to the last tile, one tile after another with
+// kit: todo ch07::scan_tile<ch07::kBestArrangement, kThreads, kItems>(in, out, span.start, span.valid,
+// kit: todo kind, carry, op, storage, StepLog<T>{}), which returns the tile's own total. The carry starts
+// kit: todo as chunk_carries[blockIdx.x] and takes each tile's total on its right; storage is shared
+// kit: todo by the tiles (a barrier between them). Declare the shared storage as reduce_chunks does.
+// kit: stub (void)in; (void)out; (void)n; (void)kind; (void)tiles_per_chunk; (void)chunk_carries; (void)op;
 // [fixed-grid kernels]
 /// Pass 1 of the fixed grid: block b reduces tiles [b * per_chunk, (b + 1) *
 /// per_chunk) one after another, keeping the running total in a register.

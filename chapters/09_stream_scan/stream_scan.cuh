@@ -48,6 +48,17 @@ __device__ __forceinline__ unsigned take_ticket(unsigned* counter) {
 }
 // [ticket]
 
+// kit: region publish body "__device__ void publish(unsigned tile, const T& value) const"
+// kit: todo Publish tile `tile`'s inclusive prefix: write value to prefix[tile], then set ready[tile] to 1
+// kit: todo with a release store through cuda::atomic_ref<unsigned, cuda::thread_scope_device>.
+// kit: stub (void)tile; (void)value;
+// kit: rule acquire-release ready
+// kit: region wait body "__device__ T wait(unsigned tile) const"
+// kit: todo Spin until ready[tile] is set, reading it with acquire loads through
+// kit: todo cuda::atomic_ref<unsigned, cuda::thread_scope_device>, then return prefix[tile].
+// kit: stub (void)tile;
+// kit: stub return T{};
+// kit: rule acquire-release ready
 // [publish and wait]
 /// The chain's mailbox: per tile, a flag and the tile's inclusive prefix.
 ///
@@ -78,6 +89,13 @@ struct Mailbox {
 };
 // [publish and wait]
 
+// kit: region chain from "const T prefix = tile == 0 ? Op::template identity<T>() : mailbox.wait(tile - 1);"
+// kit: to "tile_prefix = prefix;"
+// kit: todo Thread 0 passes the chain on: the prefix before this tile is the identity for tile 0, else
+// kit: todo what tile - 1 published (mailbox.wait); publish this tile's inclusive prefix (that prefix
+// kit: todo op the tile's aggregate) with mailbox.publish, and keep the prefix in tile_prefix for the
+// kit: todo whole block.
+// kit: stub tile_prefix = Op::template identity<T>();
 // [chained kernel]
 /// One block per tile of Threads x Items elements, in ticket order.
 /// `control[0]` is the ticket counter, `control[1 + k]` tile k's flag; all

@@ -39,6 +39,18 @@ enum class Status : unsigned {
   prefix = 2,     ///< the inclusive prefix: everything up to the tile's end
 };
 
+// kit: region split-publish body "__device__ void publish(unsigned tile, Status what, const T& value) const"
+// kit: todo Publish the tile's aggregate or inclusive prefix: write value to the slot `what` names
+// kit: todo (prefix[tile] or aggregate[tile]), then store `what` in status[tile] with a release store
+// kit: todo through cuda::atomic_ref<unsigned, cuda::thread_scope_device>.
+// kit: stub (void)tile; (void)what; (void)value;
+// kit: rule acquire-release status
+// kit: region split-load body "__device__ Status load(unsigned tile, T& value) const"
+// kit: todo Load status[tile] with an acquire load (cuda::atomic_ref, as publish stores it); if it says
+// kit: todo prefix or aggregate, read that slot into value. Return the status.
+// kit: stub (void)tile; (void)value;
+// kit: stub return Status::prefix;
+// kit: rule acquire-release status
 // [split state]
 /// Tile states as a status word and two value slots per tile, for any T.
 ///
@@ -135,6 +147,14 @@ struct BackOff {
 /// Spin hot: look again at once.
 inline constexpr BackOff kSpin{0, 0, 0, 0};
 
+// kit: region serial-walk body "T look_back_serial(const State& state, unsigned tile, Op op, BackOff wait)"
+// kit: todo One thread walks back from tile - 1 towards 0. At each predecessor j it waits while
+// kit: todo state.load(j, value) says Status::empty (calling wait.nap(nap_ns) between looks, with nap_ns
+// kit: todo starting at wait.first_nap_ns for each predecessor), combines value on the LEFT of what it
+// kit: todo gathered so far, and stops after the first predecessor that published Status::prefix.
+// kit: todo Return the combination (the identity if there is nothing before tile 0).
+// kit: stub (void)state; (void)tile; (void)op; (void)wait;
+// kit: stub return Op::template identity<T>();
 // [serial look-back]
 /// Variant 1: one thread walks back one predecessor at a time, combining
 /// aggregates until it meets an inclusive prefix. Returns the combination of
@@ -154,6 +174,16 @@ __device__ T look_back_serial(const State& state, unsigned tile, Op op, BackOff 
 }
 // [serial look-back]
 
+// kit: region warp-walk body "T look_back_warp(const State& state, unsigned tile, Op op, BackOff wait)"
+// kit: todo A warp walks back 32 predecessors at a time: windows end at tile, tile - 32, ...; lane l
+// kit: todo looks at tile end - 32 + l (lane order is array order), waiting while it is empty as the
+// kit: todo serial walk does; a lane before tile 0 counts as a prefix holding the identity. With
+// kit: todo __ballot_sync find the last lane whose tile published its prefix; lanes before it take the
+// kit: todo identity; the window's combination (lane 31 of ch06::warp_inclusive_scan of the values) goes
+// kit: todo on the LEFT of what was gathered; stop after a window that held a prefix. Every lane of the
+// kit: todo warp calls this and returns the result.
+// kit: stub (void)state; (void)tile; (void)op; (void)wait;
+// kit: stub return Op::template identity<T>();
 // [warp look-back]
 /// Variant 2: a whole warp inspects a window of 32 predecessors at once.
 /// Lane l looks at tile (end - 32 + l), so lane order is array order and

@@ -35,6 +35,12 @@ const Chapter& chapter();
 using ch10::BackOff;
 using ch10::Status;
 
+// kit: region segmented-op body "__host__ __device__ Flagged<T> operator()(const Flagged<T>& left, const Flagged<T>& right) const"
+// kit: todo The segmented combination of `left` (the elements just before) and `right`: right's value
+// kit: todo alone if right holds a head, else Op{}(left.value, right.value); the result holds a head if
+// kit: todo either side does.
+// kit: stub (void)left;
+// kit: stub return right;
 // [segmented operator]
 /// A value and whether a segment starts inside the stretch it covers: the
 /// element of the transformed scan.
@@ -82,6 +88,14 @@ __device__ __forceinline__ Flagged<T> warp_scan_transformed(Flagged<T> x, Op) {
 }
 // [transformed warp scan]
 
+// kit: region direct-warp body "warp_scan_direct(Flagged<T> x, Op op)"
+// kit: todo The warp's segmented inclusive scan by conditional indexing: a ballot of the heads gives each
+// kit: todo lane its segment's start within the warp (the highest lane at or below it with a head; lane 0
+// kit: todo without one). Five Kogge-Stone steps with __shfl_up_sync (offset 1 to 16) combine the value
+// kit: todo from offset lanes back on the left only if that lane is not before the start. The result's
+// kit: todo head: whether any lane at or below this one holds a head.
+// kit: stub (void)op;
+// kit: stub return x;
 // [direct warp scan]
 /// The same scan by conditional indexing. A ballot of the head flags tells
 /// each lane where its segment starts within the warp (the highest lane at

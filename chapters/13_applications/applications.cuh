@@ -66,6 +66,17 @@ enum class Rejected {
   in_order,  ///< after the selected ones, in input order: a stable split (needs the selected total first)
 };
 
+// kit: region gather from "unsigned front = before;"
+// kit: to end
+// kit: todo The tile's scatter, after its count scan and look-back. Gather in shared memory: thread t's
+// kit: todo selected items go to staged[before], staged[before + 1], ... in order; unless Mode drops
+// kit: todo them, its rejected items follow all the tile's selected ones, in order (the rejected items
+// kit: todo before thread t number t * Items - before). Barrier. Then consecutive threads write
+// kit: todo consecutive entries of staged: the i-th selected element of the tile goes to
+// kit: todo out[selected_before + i]; a rejected one goes to n - 1 - (rejected before it) for
+// kit: todo Rejected::reversed, to *selected_total + (rejected before it) for Rejected::in_order. The
+// kit: todo tile that ends the array writes *selected_total (not for in_order, which reads it).
+// kit: stub (void)out; (void)n; (void)staged; (void)selected_total; (void)before; (void)picked;
 // [scatter kernel]
 /// One block per tile, in ticket order. Each thread counts the elements of
 /// its items the predicate selects; the block scans the counts (chapter 06);

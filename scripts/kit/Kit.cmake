@@ -78,14 +78,26 @@ function(kit_add_grader target)
     DEPENDS "${KIT_CMAKE_DIR}/embed.cmake" "${G_CONFIG}" ${paths}
     COMMENT "Embedding the graded sources of ${target}"
     VERBATIM)
-  set(sources "${G_GRADER_DIR}/grade.cu" "${G_GRADER_DIR}/suite.cu" "${G_GRADER_DIR}/poison.cu"
-              "${G_GRADER_DIR}/processes.cpp" "${G_GRADER_DIR}/report.cpp" "${embedded}")
-  if(G_APPLICATIONS)
-    list(APPEND sources "${G_GRADER_DIR}/applications.cu")
+  # The grader's own code is the same for every fill of a chapter: compiled once.
+  set(objects kit_grader_objects_${G_NUMBER})
+  if(NOT TARGET ${objects})
+    set(sources "${G_GRADER_DIR}/grade.cu" "${G_GRADER_DIR}/suite.cu" "${G_GRADER_DIR}/poison.cu"
+                "${G_GRADER_DIR}/processes.cpp" "${G_GRADER_DIR}/report.cpp")
+    if(G_APPLICATIONS)
+      list(APPEND sources "${G_GRADER_DIR}/applications.cu")
+    endif()
+    add_library(${objects} OBJECT ${sources})
+    target_include_directories(${objects} PRIVATE "${G_GRADER_DIR}")
+    target_compile_definitions(${objects} PRIVATE KIT_STUDENT_NS=ch${G_NUMBER}
+                                                  KIT_REFERENCE_NS=ch${G_NUMBER}_reference
+                                                  $<$<BOOL:${G_APPLICATIONS}>:KIT_APPLICATIONS=1>)
+    # The chapter's headers (chapter 13's grader includes them), common's, JSON.
+    target_link_libraries(${objects} PRIVATE ${G_CHAPTER_LIB} scan_core nlohmann_json::nlohmann_json)
+    if(TARGET scan_warnings)
+      target_link_libraries(${objects} PRIVATE scan_warnings)
+    endif()
   endif()
-  add_executable(${target} ${sources})
+  add_executable(${target} "${embedded}" $<TARGET_OBJECTS:${objects}>)
   target_include_directories(${target} PRIVATE "${G_GRADER_DIR}")
-  target_compile_definitions(${target} PRIVATE KIT_STUDENT_NS=ch${G_NUMBER} KIT_REFERENCE_NS=ch${G_NUMBER}_reference
-                                               $<$<BOOL:${G_APPLICATIONS}>:KIT_APPLICATIONS=1>)
   target_link_libraries(${target} PRIVATE ${G_CHAPTER_LIB} ${G_REFERENCE_LIB} scan_core nlohmann_json::nlohmann_json)
 endfunction()

@@ -35,7 +35,10 @@ region of the reference, written like a diff without line numbers:
 Commands (scripts/assignment.sh wraps `starter`):
 
     kit.py list                          chapters with markers, their regions and bugs
-    kit.py check                         parse every marker and apply every bug (ctest)
+    kit.py check                         parse every marker and apply every bug, and
+                                         compare docs/instructors/kit.md's tables of
+                                         chapters and planted bugs with scripts/kit (ctest)
+    kit.py page                          rewrite those tables
     kit.py starter NN DIR [--fills F,..|all] [--arch 90]
                                          write a student folder (no build); fills/
                                          gets the named fills (the kit's own checks)
@@ -363,7 +366,7 @@ class Bug:
 BUG_KINDS = ["missing barrier", "swapped operands", "off-by-one at a tile boundary",
              "block-local scan passed off as full", "uninitialized shared-memory read",
              "relaxed load where an acquire is needed", "uninitialized accumulator",
-             "exclusive scan shifted by one"]
+             "exclusive scan shifted by one", "off-by-one at a segment boundary"]
 
 
 def parse_bug(path):
@@ -657,6 +660,56 @@ def write_starter(number, out, fills=(), arch="90"):
     return chapter
 
 
+# --- the instructors' page ---------------------------------------------------
+
+PAGE = ROOT / "docs" / "instructors" / "kit.md"
+
+
+def block_pattern(name):
+    return re.compile(rf"(<!-- kit:{name}:begin -->\n).*?(<!-- kit:{name}:end -->)", re.S)
+
+
+def bugs_table():
+    """The planted bugs as a Markdown table, from scripts/kit/bugs."""
+    rows = ["| chapter | bug | kind | what it is | caught by | graded on |", "|---|---|---|---|---|---|"]
+    for number in assignable():
+        for b in chapter_bugs(number):
+            cells = [number, f"`{b.name}`", b.kind, b.summary, b.caught_by, ", ".join(b.variants)]
+            rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(rows) + "\n"
+
+
+def chapters_table():
+    """The assignable chapters as a Markdown table, from chapters.json and the markers."""
+    rows = ["| chapter | regions the student writes | graded variants | timed | planted bugs |",
+            "|---|---|---|---|---|"]
+    for number in assignable():
+        c = load_chapter(number)
+        regions = ", ".join(f"`{r.name}`" + (" (rule)" if r.rule else "") for r in c.regions)
+        rows.append(f"| {number} {c.config['title']} | {regions} | {', '.join(c.config['graded'])} | "
+                    f"{', '.join(c.config.get('timed', [])) or '-'} | {len(chapter_bugs(number))} |")
+    return "\n".join(rows) + "\n"
+
+
+PAGE_BLOCKS = {"bugs": bugs_table, "chapters": chapters_table}
+
+
+def page_drift(write):
+    """Compares (or rewrites) the page's generated tables."""
+    text = PAGE.read_text()
+    new = text
+    for name, make in PAGE_BLOCKS.items():
+        pattern = block_pattern(name)
+        if not pattern.search(new):
+            raise KitError(f"{rel(PAGE)}: no <!-- kit:{name}:begin --> ... <!-- kit:{name}:end --> block")
+        table = make()
+        new = pattern.sub(lambda m: m.group(1) + table + m.group(2), new)
+    if write:
+        PAGE.write_text(new)
+        return False
+    return new != text
+
+
 # --- commands -----------------------------------------------------------------
 
 def cmd_check():
@@ -697,6 +750,15 @@ def cmd_check():
         except KitError as e:
             problems += 1
             print(f"FAIL  chapter {number}: {e}")
+    try:
+        if page_drift(write=False):
+            problems += 1
+            print(f"FAIL  {rel(PAGE)}: its tables differ from scripts/kit (scripts/kit/kit.py page rewrites them)")
+        else:
+            print(f"ok    {rel(PAGE)}: its tables of chapters and planted bugs match scripts/kit")
+    except KitError as e:
+        problems += 1
+        print(f"FAIL  {e}")
     return 1 if problems else 0
 
 
@@ -735,6 +797,9 @@ def main(argv):
                     raise KitError("usage: kit.py starter NN DIR [--fills F,...|all] [--arch 90]")
                 rest = rest[2:]
             write_starter(args[0], Path(args[1]), fills, arch)
+            return 0
+        if command == "page" and not args:
+            page_drift(write=True)
             return 0
         if command == "fill" and len(args) == 3:
             chapter = load_chapter(args[0])

@@ -335,20 +335,25 @@ nlohmann::json results_json(const Grade& grade) {
 }
 
 std::string summary_line(const Grade& grade) {
-  std::string sanitizer = grade.sanitizer_ran ? "clean" : "not-run";
+  std::vector<std::string> faults;
   for (const ItemGrade& item : grade.items) {
     for (const SanitizerRun& r : item.sanitizers) {
-      if (!r.clean) {
-        sanitizer = sanitizer == "clean" || sanitizer == "not-run" ? "" : sanitizer + ",";
-        sanitizer += item.name + ":" + r.tool + "-" + (r.verdict == "errors" ? "errors" : "failed");
-      }
+      if (!r.clean) faults.push_back(item.name + ":" + r.tool + (r.verdict == "errors" ? "-errors" : "-failed"));
+    }
+  }
+  std::string sanitizer = grade.sanitizer_ran ? "clean" : "not-run";
+  if (!faults.empty()) {
+    sanitizer.clear();
+    for (const std::string& f : faults) {
+      if (!sanitizer.empty()) sanitizer.push_back(',');
+      sanitizer.append(f);
     }
   }
   std::string ratios;
   for (const ItemGrade& item : grade.items) {
     if (!item.timed) continue;
-    ratios += (ratios.empty() ? "" : ",") +
-              (item.timing_ran && item.timing.problem.empty() && item.ratio > 0 ? fixed(item.ratio, 2) : std::string("-"));
+    if (!ratios.empty()) ratios.push_back(',');
+    ratios.append(item.timing_ran && item.timing.problem.empty() && item.ratio > 0 ? fixed(item.ratio, 2) : "-");
   }
   std::ostringstream o;
   o << "kit-summary chapter=" << grade.chapter << " correctness=" << points(grade.correctness, grade.correctness_max)

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Grades, on a GPU machine, every build scripts/kit/prepare-gpu.sh made: the
+# reference solution of each chapter must score full marks (correctness and
+# speed), the stub and every planted bug zero for correctness.
+#
+#   grade-gpu.sh KITDIR LOGDIR [--jobs N] [--time-limit S]
+#
+# KITDIR holds kit.tar.xz (unpacked into LOGDIR/kit) or the unpacked kit/.
+# LOGDIR receives kit-gpu.log (one line per build: chapter, solution,
+# correctness, sanitizer, perf ratio, total, verdict), each build's table and
+# results.json. References are graded one at a time (they are timed); the
+# stubs and bugs (never timed: they are not correct) several at a time.
+# Exit codes: 0 every expectation held, 1 one did not, 2 usage, 3 no GPU.
+set -uo pipefail
+[ $# -ge 2 ] || { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+kitdir="$1"; logdir="$2"; shift 2
+jobs=3
+limit=240
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --jobs) jobs="$2"; shift 2 ;;
+    --time-limit) limit="$2"; shift 2 ;;
+    *) echo "grade-gpu: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$logdir"
+logdir="$(cd "$logdir" && pwd)"
+if [ -f "$kitdir/kit.tar.xz" ]; then
+  tar -C "$logdir" -xJf "$kitdir/kit.tar.xz" || exit 2
+  kit="$logdir/kit"
+elif [ -f "$kitdir/manifest.txt" ]; then
+  kit="$(cd "$kitdir" && pwd)"
+elif [ -f "$kitdir/kit/manifest.txt" ]; then
+  kit="$(cd "$kitdir/kit" && pwd)"
+else
+  echo "grade-gpu: no kit.tar.xz or manifest.txt in $kitdir" >&2
+  exit 2
+fi
+log="$logdir/kit-gpu.log"
+{
+  echo "# kit-gpu.log: the classroom kit's graders on a GPU, $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "# $(head -n 1 "$kit/manifest.txt" | sed 's/^# //')"
+  echo "# GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo unknown)"
+  san="$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)"
+  echo "# compute-sanitizer: ${san:-not found} $( [ -n "$san" ] && "$san" --version 2>/dev/null | grep -o 'Version [^ ]*' | head -n 1)"
+  echo "# grader options: --quick --tools memcheck,racecheck,synccheck --time-limit $limit (references timed alone; stubs and bugs with --no-timing)"
+  printf '# %-8s %-28s %-9s %-13s %-40s %-12s %-13s %6s  %s\n' chapter solution expect correctness sanitizer perf total time verdict
+} >"$log"
+
+run_one() {  # run_one CHAPTER FILL EXPECT [VARIANTS...]: prints one log line
+  local ch=$1 fill=$2 expect=$3
+  shift 3
+  local args=(--quick --tools memcheck,racecheck,synccheck --time-limit "$limit" --jobs 4
+              --json "$logdir/$ch-$fill.json")
+  local v
+  for v in "$@"; do args+=(--variant "$v"); done
+  [ "$expect" = full ] || args+=(--no-timing)
+  local out code start=$SECONDS
+  out=$("$kit/$ch/grade_$fill" "${args[@]}" 2>&1)
+  code=$?
+  local secs=$((SECONDS - start))
+  printf '%s\n' "$out" >"$logdir/$ch-$fill.txt"
+  local summary
+  summary=$(printf '%s\n' "$out" | grep '^kit-summary' | tail -n 1)
+  field() { printf '%s\n' "$summary" | tr ' ' '\n' | grep "^$1=" | cut -d= -f2-; }
+  local correctness sanitizer perf total verdict=FAIL
+  correctness=$(field correctness); sanitizer=$(field sanitizer); perf=$(field perf); total=$(field total)
+  if [ $code -eq 3 ]; then
+    verdict="NO-GPU"
+  elif [ -n "$summary" ]; then
+    local got=${correctness%%/*} max=${correctness##*/} tgot=${total%%/*} tmax=${total##*/}
+    case "$expect" in
+      full) [ "$got" = "$max" ] && [ "$tgot" = "$tmax" ] && verdict=ok ;;
+      zero) [ "$got" = "0.0" ] && verdict=ok ;;
+    esac
+  fi
+  printf '  %-8s %-28s %-9s %-13s %-40s %-12s %-13s %5ss  %s\n' "$ch" "$fill" "$expect" "${correctness:--}" \
+         "${sanitizer:--}" "${perf:--}" "${total:--}" "$secs" "$verdict (exit $code)"
+}
+export -f run_one
+export kit logdir limit
+
+if ! nvidia-smi -L >/dev/null 2>&1; then echo "grade-gpu: nvidia-smi sees no GPU" >&2; fi
+# References first, alone: they are timed.
+grep -v '^#' "$kit/manifest.txt" | awk '$3 == "full"' | while read -r ch fill expect variants; do
+  # shellcheck disable=SC2086
+  run_one "$ch" "$fill" "$expect" $variants | tee -a "$log"
+done
+# Stubs and planted bugs, several at a time.
+grep -v '^#' "$kit/manifest.txt" | awk '$3 != "full"' |
+  xargs -P "$jobs" -L 1 bash -c 'run_one "$@"' _ | sort | tee -a "$log"
+
+failed=$(grep -v '^#' "$log" | grep -vc ' ok (exit 0)$')
+nogpu=$(grep -c 'NO-GPU' "$log")
+echo "# $(grep -vc '^#' "$log") builds, $failed not as expected" >>"$log"
+echo "grade-gpu: $(grep -vc '^#' "$log") builds graded, $failed not as expected; log: $log" >&2
+[ "$nogpu" -eq 0 ] || exit 3
+[ "$failed" -eq 0 ]
