@@ -1018,10 +1018,15 @@ struct CopyCeiling {
               ? bulk_specialized_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op>
               : bulk_look_back_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op>;
       constexpr std::size_t kBytes = sizeof(BulkStorage<T, R.threads, R.items, R.stages>);
-      static const int resident = [&] {
-        SCAN_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBytes)));
-        return resident_blocks(kernel, kThreads, kBytes);
-      }();
+      // The opt-in to more than 48 KiB of dynamic shared memory belongs to
+      // the current device, so it is set on every run: a program that scans
+      // on two GPUs from one thread (chapter 14) launches on both.
+      SCAN_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBytes)));
+      // The occupancy query is asked once, on the first device scanned with,
+      // to keep it off the timed path. On GPUs of another kind the grid is
+      // then only a wave too large or small: blocks take tiles by ticket,
+      // so a block that waits for a free SM holds no tile anyone waits on.
+      static const int resident = resident_blocks(kernel, kThreads, kBytes);
       // Persistent blocks: as many as the device holds at once, no more
       // than there are tiles. The tiles of the first wave skip the settle.
       const unsigned blocks = std::min<unsigned>(tiles, static_cast<unsigned>(resident));
