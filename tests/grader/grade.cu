@@ -59,6 +59,8 @@ speed (the median time against the reference solution's, same run).
   --ignore-speed         see --expect
   --keep                 keep the checks' logs (their folder is printed)
   --quiet                print the summary line only
+  --rules                check the source rules only (no device needed):
+                         exit 0 if they hold, 1 if not
   --help                 this text
 
 Exit codes: 0 graded, 1 an --expect failed, 2 bad usage, 3 no usable CUDA
@@ -84,6 +86,7 @@ struct Options {
   bool ignore_speed = false;
   bool keep = false;
   bool quiet = false;
+  bool rules_only = false;
   // children
   std::string child;
   std::string item;
@@ -173,6 +176,8 @@ Options parse(int argc, char** argv) {
       o.keep = true;
     } else if (a == "--quiet") {
       o.quiet = true;
+    } else if (a == "--rules") {
+      o.rules_only = true;
     } else if (a == "--child") {
       o.child = next();
     } else if (a == "--item") {
@@ -463,6 +468,12 @@ int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     const json config = json::parse(kit::kConfig);
     if (!o.child.empty()) return run_child(o, config);
+    if (o.rules_only) {
+      const auto violations = kit::check_rules(config);
+      for (const auto& v : violations) std::printf("rule broken (%s, %s): %s\n", v.region.c_str(), v.where.c_str(), v.why.c_str());
+      std::printf("source rules: %s\n", violations.empty() ? "kept" : "broken");
+      return violations.empty() ? 0 : 1;
+    }
     return run_parent(o, config);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "grade: %s\n", e.what());
