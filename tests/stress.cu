@@ -198,6 +198,10 @@ int stress(const Options& o) {
     throw scan::UsageError("no GPU variant '" + o.variant + "' in chapter " + o.chapter);
   }
   const scan::DType type = o.real ? scan::DType::f32 : scan::DType::i32;
+  if (variant->info.segmented) {
+    throw scan::UsageError("variant '" + o.variant + "' is a segmented scan and needs head flags, which " +
+                           "scan_stress does not make; repeat it with ch12_segmented --reps N instead");
+  }
   if (!variant->supports(type, scan::OpId::add)) {
     throw scan::UsageError("variant '" + o.variant + "' is not built for " + std::string(scan::dtype_name(type)) +
                            " sums");

@@ -57,6 +57,7 @@ TEST_CASE("every program takes --name=value and names an unknown option", "[cpu]
   expect_usage_error("scan_stress", "--list", "unknown option '--list'");
   expect_usage_error("scan_stress", "--streams=9", "--streams");
   expect_usage_error("scan_stress", "--kind sideways", "--kind must be");
+  expect_usage_error("scan_stress", "--chapter 12 --variant direct", "needs head flags");
   for (const std::string program : {"ch00_scoreboard", "scan_stress", "ch01_sequential"}) {
     const ProgramResult help = run_program(program, "--help");
     INFO(help.output);

@@ -151,9 +151,14 @@ Line one_gpu_line(const Options14& o, const std::vector<T>& input) {
   request.n = o.n;
   request.kind = o.kind;
   request.workspace = Workspace(scratch.data(), measuring.used());
-  line.timing = time_device([&] { ShardScan::run<T, Op>(request, Op{}); }, o.warmup, o.reps, nullptr);
-  line.timed = true;
-  if (!verify_scan(input, out.to_host(), o.kind, Op{}).ok) line.status = "FAIL";
+  // With --reps 0 the scan still runs once (as a warm-up), to be checked, untimed.
+  line.timing = time_device([&] { ShardScan::run<T, Op>(request, Op{}); }, o.reps > 0 ? o.warmup : 1, o.reps, nullptr);
+  line.timed = o.reps > 0;
+  const VerifyReport report = verify_scan(input, out.to_host(), o.kind, Op{});
+  if (!report.ok) {
+    line.status = "FAIL";
+    std::cerr << "FAIL: one GPU, n = " << o.n << ": " << report.describe() << "\n";
+  }
   return line;
 }
 

@@ -35,7 +35,7 @@ if want sanitize; then
 fi
 if want stress; then
   : > "$out/stress.log"
-  for target in "09 chained" "10 packed-settle" "11 tuned" "11 bulk" "11 deterministic" "11 fastest" "12 direct"; do
+  for target in "09 chained" "10 packed-settle" "11 tuned" "11 bulk" "11 deterministic" "11 fastest"; do
     set -- $target
     for args in "--n 16777219 --runs 1000" "--n 16777219 --runs 200 --streams 2 --kind exclusive" "--n 256M --runs 10"; do
       timeout 300 "$bin/scan_stress" --chapter "$1" --variant "$2" $args >> "$out/stress.log" 2>&1 || note "stress $target $args: FAILED"
