@@ -568,7 +568,8 @@ def ch14_table():
                                 for k in ("reduce_ms", "exchange_ms", "scan_ms")) + " |")
     return "\n".join(out) + ("\n\nint32 inclusive sums; GB/s counts 8 bytes per element (read once, written "
                              "once). The phase times are each the slowest GPU's (its median); one rank per GPU "
-                             "reports the slowest rank's medians. " + device_note(meta, "scripts/gpu/multi.sh"))
+                             "reports the slowest rank's medians. Measured on " + meta.get("device", "?")
+                             + " (scripts/gpu/multi.sh). Runs: " + meta.get("runs", "?") + ".")
 
 
 
