@@ -35,6 +35,9 @@ function(kit_add_chapter_library target)
   add_library(${target} STATIC ${sources})
   target_include_directories(${target} PUBLIC "${K_FOLDER}")
   target_link_libraries(${target} PUBLIC scan_core ${K_DEPENDS})
+  if(TARGET CLI11::CLI11)
+    target_link_libraries(${target} PRIVATE CLI11::CLI11)  # chapter 13's program code
+  endif()
   if(K_REFERENCE)
     # Every `ch05` token becomes `ch05_reference`: the namespace scan::ch05
     # and every qualified use of it. No other identifier of a chapter is
@@ -84,7 +87,8 @@ function(kit_add_grader target)
     set(sources "${G_GRADER_DIR}/grade.cu" "${G_GRADER_DIR}/suite.cu" "${G_GRADER_DIR}/poison.cu"
                 "${G_GRADER_DIR}/processes.cpp" "${G_GRADER_DIR}/report.cpp")
     if(G_APPLICATIONS)
-      list(APPEND sources "${G_GRADER_DIR}/applications.cu")
+      list(APPEND sources "${G_GRADER_DIR}/applications.cu" "${G_GRADER_DIR}/applications_student.cu"
+                          "${G_GRADER_DIR}/applications_reference.cu")
     endif()
     add_library(${objects} OBJECT ${sources})
     target_include_directories(${objects} PRIVATE "${G_GRADER_DIR}")

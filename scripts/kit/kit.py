@@ -600,6 +600,8 @@ def cmake_chapter_call(chapter, assigned):
         words.append("DEPENDS " + " ".join(f"scan_ch{d}" for d in chapter.depends))
     if chapter.host:
         words.append("HOST")
+    if chapter.applications:
+        words.append("APPLICATIONS")
     if assigned:
         words.append("ASSIGNED")
     return "kit_add_chapter(" + " ".join(words) + ")\n"

@@ -1,0 +1,308 @@
+// The grader's child side for chapter 13: its applications are not scans of
+// the registry, so they get their own suite. Each one runs the student's
+// chapter (student_api) and is checked against a plain CPU answer written
+// here; the timing runs the reference's chapter (reference_api) next to it.
+#include "grader.hpp"
+#include "poison.cuh"
+
+#include <scan/device_buffer.hpp>
+#include <scan/error.hpp>
+#include <scan/generate.hpp>
+#include <scan/timing.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#ifdef KIT_APPLICATIONS
+
+namespace kit {
+
+/// The applications, behind plain functions (applications_api.cuh).
+#define KIT_DECLARE_API(ns)                                                                                       \
+  namespace ns {                                                                                                  \
+  int tile();                                                                                                     \
+  std::size_t scatter_scratch_bytes(std::int64_t n);                                                              \
+  std::size_t sort_scratch_bytes(std::int64_t n);                                                                 \
+  void select_below(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, std::uint32_t threshold,         \
+                    unsigned long long* kept, void* scratch);                                                     \
+  void split_by_bit(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, int bit,                         \
+                    unsigned long long* zeros, void* scratch);                                                    \
+  void partition_by_bit(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, int bit,                     \
+                        unsigned long long* zeros, void* scratch);                                                \
+  void radix_sort(std::uint32_t* keys, std::int64_t n, void* scratch);                                            \
+  }
+KIT_DECLARE_API(student_api)
+KIT_DECLARE_API(reference_api)
+
+namespace {
+
+using scan::DeviceBuffer;
+
+std::vector<std::uint32_t> random_words(std::int64_t n, std::uint64_t seed) {
+  std::vector<std::uint32_t> words(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) words[i] = static_cast<std::uint32_t>(scan::random_bits(seed, i) >> 32);
+  return words;
+}
+
+/// The first difference between two arrays, or "".
+std::string difference(const std::vector<std::uint32_t>& got, const std::vector<std::uint32_t>& expected) {
+  if (got.size() != expected.size()) {
+    return std::to_string(got.size()) + " elements, expected " + std::to_string(expected.size());
+  }
+  std::size_t wrong = 0, first = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (got[i] != expected[i] && wrong++ == 0) first = i;
+  }
+  if (wrong == 0) return "";
+  const bool poison = got[first] == 0xA5A5A5A5u;
+  return std::to_string(wrong) + " of " + std::to_string(got.size()) + " elements wrong; first at index " +
+         std::to_string(first) + ": expected " + std::to_string(expected[first]) + ", got " +
+         std::to_string(got[first]) + (poison ? " (poison: never written)" : "");
+}
+
+// The answers, computed the plain way.
+std::vector<std::uint32_t> kept_below(const std::vector<std::uint32_t>& in, std::uint32_t threshold) {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t x : in) {
+    if (x < threshold) out.push_back(x);
+  }
+  return out;
+}
+
+std::vector<std::uint32_t> split_answer(const std::vector<std::uint32_t>& in, int bit, bool reversed) {
+  std::vector<std::uint32_t> zeros, ones;
+  for (std::uint32_t x : in) (((x >> bit) & 1u) == 0 ? zeros : ones).push_back(x);
+  if (reversed) std::reverse(ones.begin(), ones.end());
+  zeros.insert(zeros.end(), ones.begin(), ones.end());
+  return zeros;
+}
+
+class ApplicationsSubject final : public Subject {
+ public:
+  bool on_device() const override { return true; }
+  std::string title() const override { return "Applications"; }
+  std::vector<std::string> items() const override { return {"compact", "split", "partition", "sort"}; }
+
+  void correctness(const std::string& item, bool quick, CaseLog& log) override {
+    log_ = &log;
+    poison_.prepare();
+    const std::int64_t tile = student_api::tile();
+    std::vector<std::int64_t> sizes = {1, 2, 31, 33, tile - 1, tile, tile + 1, 2 * tile + 1, 3 * tile - 1, 100003,
+                                       (1 << 20) + 7};
+    if (!quick || item == "compact" || item == "split") sizes.push_back((1 << 24) + 3);
+    for (std::int64_t n : sizes) {
+      if (item == "compact") {
+        const std::vector<std::uint32_t> random = random_words(n, 3 + n);
+        std::vector<std::uint32_t> alternating(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) alternating[i] = i % 2 == 0 ? 7u : 0xF0000000u + static_cast<std::uint32_t>(i);
+        std::vector<std::uint32_t> below_max = random;
+        for (auto& w : below_max) w = std::min(w, 0xFFFFFFFEu);
+        compact(n, "keep none", random, 0u);
+        compact(n, "keep all", below_max, 0xFFFFFFFFu);
+        compact(n, "keep every other", alternating, 0x80000000u);
+        compact(n, "keep 30%", random, static_cast<std::uint32_t>(0.3 * 4294967296.0));
+      } else if (item == "split" || item == "partition") {
+        for (int keys : {0, 1, 2}) {
+          const std::vector<std::uint32_t> in =
+              keys == 2 ? random_words(n, 11 + n) : std::vector<std::uint32_t>(static_cast<std::size_t>(n), keys ? ~0u : 0u);
+          const char* name = keys == 2 ? "random keys" : keys ? "all ones" : "all zeros";
+          for (int bit : {0, 17, 31}) split(n, name, in, bit, item == "partition");
+        }
+      } else if (item == "sort") {
+        std::vector<std::uint32_t> few = random_words(n, 21 + n);
+        for (auto& w : few) w &= 0x0F00000Fu;
+        sort(n, "random keys", random_words(n, 17 + n));
+        sort(n, "few distinct keys", few);
+      } else {
+        throw std::invalid_argument("no application '" + item + "'");
+      }
+      if (aborted_) return;
+    }
+    log.done();
+  }
+
+  void sanitize(const std::string& item) override {
+    const std::int64_t tile = student_api::tile();
+    for (std::int64_t n : {std::int64_t{1}, tile + 1, 3 * tile + 5}) {
+      try {
+        const std::vector<std::uint32_t> in = random_words(n, 5 + n);
+        DeviceBuffer<std::uint32_t> d_in(in), d_out(in.size());
+        DeviceBuffer<unsigned long long> count(1);
+        if (item == "compact") {
+          DeviceBuffer<std::byte> scratch(student_api::scatter_scratch_bytes(n));
+          student_api::select_below(d_in.data(), d_out.data(), n, 0x80000000u, count.data(), scratch.data());
+        } else if (item == "split" || item == "partition") {
+          DeviceBuffer<std::byte> scratch(student_api::scatter_scratch_bytes(n));
+          if (item == "split") {
+            student_api::split_by_bit(d_in.data(), d_out.data(), n, 3, count.data(), scratch.data());
+          } else {
+            student_api::partition_by_bit(d_in.data(), d_out.data(), n, 3, count.data(), scratch.data());
+          }
+        } else {
+          DeviceBuffer<std::byte> scratch(student_api::sort_scratch_bytes(n));
+          student_api::radix_sort(d_in.data(), n, scratch.data());
+        }
+        SCAN_CUDA(cudaDeviceSynchronize());
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "grade: %s\n", e.what());
+      }
+    }
+  }
+
+  TimingResult timing(const std::string& item, const PerfSettings& perf) override {
+    TimingResult result;
+    if (item != "compact") {
+      result.problem = "only compaction is timed";
+      return result;
+    }
+    const std::int64_t n = perf.n;
+    result.shape = "compaction of n = " + std::to_string(n) + " uint32, keep 50%";
+    const std::vector<std::uint32_t> in = random_words(n, 20240601);
+    const std::vector<std::uint32_t> expected = kept_below(in, 0x80000000u);
+    DeviceBuffer<std::uint32_t> d_in(in), d_out(in.size());
+    DeviceBuffer<unsigned long long> kept(1);
+    DeviceBuffer<std::byte> scratch(std::max(student_api::scatter_scratch_bytes(n), reference_api::scatter_scratch_bytes(n)));
+    std::vector<double> student_ms, reference_ms;
+    for (int round = 0; round < perf.rounds; ++round) {
+      for (int k = 0; k < 2; ++k) {
+        const bool student_turn = (round + k) % 2 == 0;
+        const auto run = [&] {
+          (student_turn ? student_api::select_below : reference_api::select_below)(d_in.data(), d_out.data(), n,
+                                                                                    0x80000000u, kept.data(),
+                                                                                    scratch.data());
+        };
+        scan::TimingStats stats;
+        try {
+          SCAN_CUDA(cudaMemset(d_out.data(), 0xA5, d_out.bytes()));
+          stats = scan::time_device(run, perf.warmup, perf.reps, nullptr);
+        } catch (const std::exception& e) {
+          if (student_turn) throw;
+          result.problem = std::string("the reference's run failed: ") + e.what();
+          return result;
+        }
+        (student_turn ? student_ms : reference_ms).push_back(stats.median_ms);
+        if (round == 0 || round == perf.rounds - 1) {
+          std::vector<std::uint32_t> got = d_out.to_host();
+          unsigned long long count = 0;
+          SCAN_CUDA(cudaMemcpy(&count, kept.data(), sizeof count, cudaMemcpyDeviceToHost));
+          got.resize(std::min<std::size_t>(count, got.size()));
+          const std::string d = count != expected.size() ? "kept " + std::to_string(count) + " elements, expected " +
+                                                               std::to_string(expected.size())
+                                                         : difference(got, expected);
+          if (!d.empty()) {
+            result.problem = std::string(student_turn ? "the student's" : "the reference's") +
+                             " timed output was wrong: " + d;
+            return result;
+          }
+        }
+      }
+    }
+    const auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    };
+    result.student_ms = median(student_ms);
+    result.reference_ms = median(reference_ms);
+    return result;
+  }
+
+ private:
+  template <class Body>
+  void guarded(const std::string& description, Body&& body) {
+    if (aborted_) return;
+    log_->begin(description);
+    try {
+      const std::string problem = body();
+      if (problem.empty()) {
+        log_->pass();
+      } else {
+        log_->fail(problem);
+      }
+    } catch (const scan::CudaError& e) {
+      if (cudaDeviceSynchronize() != cudaSuccess) {
+        aborted_ = true;
+        log_->abort(e.what());
+        return;
+      }
+      (void)cudaGetLastError();
+      log_->fail(e.what());
+    } catch (const std::exception& e) {
+      log_->fail(e.what());
+    }
+  }
+
+  void compact(std::int64_t n, const char* name, const std::vector<std::uint32_t>& in, std::uint32_t threshold) {
+    guarded("compaction, n = " + std::to_string(n) + ", " + name, [&]() -> std::string {
+      const std::vector<std::uint32_t> expected = kept_below(in, threshold);
+      DeviceBuffer<std::uint32_t> d_in(in), d_out(in.size());
+      DeviceBuffer<unsigned long long> kept(1);
+      DeviceBuffer<std::byte> scratch(student_api::scatter_scratch_bytes(n));
+      SCAN_CUDA(cudaMemset(d_out.data(), 0xA5, d_out.bytes()));
+      SCAN_CUDA(cudaMemset(kept.data(), 0xA5, kept.bytes()));
+      poison_.fill(0xA5);
+      student_api::select_below(d_in.data(), d_out.data(), n, threshold, kept.data(), scratch.data());
+      unsigned long long count = 0;
+      SCAN_CUDA(cudaMemcpy(&count, kept.data(), sizeof count, cudaMemcpyDeviceToHost));
+      if (count != expected.size()) {
+        return "kept " + std::to_string(count) + " elements, expected " + std::to_string(expected.size());
+      }
+      std::vector<std::uint32_t> got = d_out.to_host();
+      got.resize(expected.size());
+      return difference(got, expected);
+    });
+  }
+
+  void split(std::int64_t n, const char* name, const std::vector<std::uint32_t>& in, int bit, bool reversed) {
+    guarded(std::string(reversed ? "partition" : "split") + ", n = " + std::to_string(n) + ", " + name + ", bit " +
+                std::to_string(bit),
+            [&]() -> std::string {
+              const std::vector<std::uint32_t> expected = split_answer(in, bit, reversed);
+              std::size_t zeros_expected = 0;
+              for (std::uint32_t x : in) zeros_expected += ((x >> bit) & 1u) == 0;
+              DeviceBuffer<std::uint32_t> d_in(in), d_out(in.size());
+              DeviceBuffer<unsigned long long> zeros(1);
+              DeviceBuffer<std::byte> scratch(student_api::scatter_scratch_bytes(n));
+              SCAN_CUDA(cudaMemset(d_out.data(), 0xA5, d_out.bytes()));
+              SCAN_CUDA(cudaMemset(zeros.data(), 0xA5, zeros.bytes()));
+              poison_.fill(0xA5);
+              if (reversed) {
+                student_api::partition_by_bit(d_in.data(), d_out.data(), n, bit, zeros.data(), scratch.data());
+              } else {
+                student_api::split_by_bit(d_in.data(), d_out.data(), n, bit, zeros.data(), scratch.data());
+              }
+              unsigned long long count = 0;
+              SCAN_CUDA(cudaMemcpy(&count, zeros.data(), sizeof count, cudaMemcpyDeviceToHost));
+              if (count != zeros_expected) {
+                return "counted " + std::to_string(count) + " zeros, expected " + std::to_string(zeros_expected);
+              }
+              return difference(d_out.to_host(), expected);
+            });
+  }
+
+  void sort(std::int64_t n, const char* name, std::vector<std::uint32_t> keys) {
+    guarded("radix sort, n = " + std::to_string(n) + ", " + name, [&]() -> std::string {
+      DeviceBuffer<std::uint32_t> d_keys(keys);
+      DeviceBuffer<std::byte> scratch(student_api::sort_scratch_bytes(n));
+      poison_.fill(0xA5);
+      student_api::radix_sort(d_keys.data(), n, scratch.data());
+      std::sort(keys.begin(), keys.end());
+      return difference(d_keys.to_host(), keys);
+    });
+  }
+
+  CaseLog* log_ = nullptr;
+  bool aborted_ = false;
+  SharedPoisoner poison_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subject> applications_subject() { return std::make_unique<ApplicationsSubject>(); }
+
+}  // namespace kit
+
+#endif  // KIT_APPLICATIONS

@@ -1,0 +1,30 @@
+// Chapter 13's applications behind plain functions, compiled twice: once
+// for the student's chapter (applications_student.cu) and once, with the
+// chapter's namespace renamed, for the reference (applications_reference.cu).
+// Only declarations of the chapter are used here: the code that runs is the
+// one in each chapter library.
+#include "applications.cuh"
+
+#include <cstdint>
+
+namespace kit::KIT_API_NS {
+
+int tile() { return scan::ch13::kTile; }
+std::size_t scatter_scratch_bytes(std::int64_t n) { return scan::ch13::scatter_scratch_bytes(n); }
+std::size_t sort_scratch_bytes(std::int64_t n) { return scan::ch13::sort_scratch_bytes(n); }
+
+void select_below(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, std::uint32_t threshold,
+                  unsigned long long* kept, void* scratch) {
+  scan::ch13::select_if(in, out, n, scan::ch13::KeepBelow{threshold}, kept, scratch, nullptr);
+}
+void split_by_bit(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, int bit, unsigned long long* zeros,
+                  void* scratch) {
+  scan::ch13::split_by_bit(in, out, n, bit, zeros, false, scratch, nullptr);
+}
+void partition_by_bit(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, int bit,
+                      unsigned long long* zeros, void* scratch) {
+  scan::ch13::partition_by_bit(in, out, n, bit, zeros, scratch, nullptr);
+}
+void radix_sort(std::uint32_t* keys, std::int64_t n, void* scratch) { scan::ch13::radix_sort(keys, n, scratch, nullptr); }
+
+}  // namespace kit::KIT_API_NS
