@@ -5,11 +5,12 @@
 #
 #   grade-gpu.sh KITDIR LOGDIR [--jobs N] [--time-limit S]
 #
-# KITDIR holds kit.tar.xz (unpacked into LOGDIR/kit) or the unpacked kit/.
-# LOGDIR receives kit-gpu.log (one line per build: chapter, solution,
-# correctness, sanitizer, perf ratio, total, verdict), each build's table and
-# results.json. References are graded one at a time (they are timed); the
-# stubs and bugs (never timed: they are not correct) several at a time.
+# KITDIR holds kit.tar.xz (unpacked into a temporary folder) or the
+# unpacked kit/. LOGDIR receives two files: kit-gpu.log (one line per build:
+# chapter, solution, correctness, sanitizer verdict, perf ratio, total,
+# seconds, verdict) and builds.tar.xz (each build's table and results.json).
+# References are graded one at a time (they are timed); the stubs and bugs
+# (never timed: they are not correct) several at a time.
 # Exit codes: 0 every expectation held, 1 one did not, 2 usage, 3 no GPU.
 set -uo pipefail
 [ $# -ge 2 ] || { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -25,9 +26,15 @@ while [ $# -gt 0 ]; do
 done
 mkdir -p "$logdir"
 logdir="$(cd "$logdir" && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/builds"
 if [ -f "$kitdir/kit.tar.xz" ]; then
-  tar -C "$logdir" -xJf "$kitdir/kit.tar.xz" || exit 2
-  kit="$logdir/kit"
+  # tar's xz, or Python's lzma where xz is not installed.
+  tar -C "$work" -xJf "$kitdir/kit.tar.xz" 2>/dev/null ||
+    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$kitdir/kit.tar.xz" "$work" ||
+    exit 2
+  kit="$work/kit"
 elif [ -f "$kitdir/manifest.txt" ]; then
   kit="$(cd "$kitdir" && pwd)"
 elif [ -f "$kitdir/kit/manifest.txt" ]; then
@@ -51,7 +58,7 @@ run_one() {  # run_one CHAPTER FILL EXPECT [VARIANTS...]: prints one log line
   local ch=$1 fill=$2 expect=$3
   shift 3
   local args=(--quick --tools memcheck,racecheck --time-limit "$limit" --jobs 4
-              --json "$logdir/$ch-$fill.json")
+              --json "$work/builds/$ch-$fill.json")
   local v
   for v in "$@"; do args+=(--variant "$v"); done
   [ "$expect" = full ] || args+=(--no-timing)
@@ -59,7 +66,7 @@ run_one() {  # run_one CHAPTER FILL EXPECT [VARIANTS...]: prints one log line
   out=$("$kit/$ch/grade_$fill" "${args[@]}" 2>&1)
   code=$?
   local secs=$((SECONDS - start))
-  printf '%s\n' "$out" >"$logdir/$ch-$fill.txt"
+  printf '%s\n' "$out" >"$work/builds/$ch-$fill.txt"
   local summary
   summary=$(printf '%s\n' "$out" | grep '^kit-summary' | tail -n 1)
   field() { printf '%s\n' "$summary" | tr ' ' '\n' | grep "^$1=" | cut -d= -f2-; }
@@ -78,7 +85,7 @@ run_one() {  # run_one CHAPTER FILL EXPECT [VARIANTS...]: prints one log line
          "${sanitizer:--}" "${perf:--}" "${total:--}" "$secs" "$verdict (exit $code)"
 }
 export -f run_one
-export kit logdir limit
+export kit work limit
 
 if ! nvidia-smi -L >/dev/null 2>&1; then echo "grade-gpu: nvidia-smi sees no GPU" >&2; fi
 # References first, alone: they are timed.
@@ -90,6 +97,9 @@ done
 grep -v '^#' "$kit/manifest.txt" | awk '$3 != "full"' |
   xargs -P "$jobs" -L 1 bash -c 'run_one "$@"' _ | sort | tee -a "$log"
 
+tar -C "$work" -cJf "$logdir/builds.tar.xz" builds 2>/dev/null ||
+  python3 -c 'import sys, tarfile; t = tarfile.open(sys.argv[1], "w:xz"); t.add(sys.argv[2], "builds"); t.close()' \
+    "$logdir/builds.tar.xz" "$work/builds"
 failed=$(grep -v '^#' "$log" | grep -vc ' ok (exit 0)$')
 nogpu=$(grep -c 'NO-GPU' "$log")
 echo "# $(grep -vc '^#' "$log") builds, $failed not as expected" >>"$log"
