@@ -15,7 +15,7 @@
 set -uo pipefail
 [ $# -ge 2 ] || { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 kitdir="$1"; logdir="$2"; shift 2
-jobs=4
+jobs=3
 limit=180
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -57,7 +57,7 @@ log="$logdir/kit-gpu.log"
 run_one() {  # run_one CHAPTER FILL EXPECT [VARIANTS...]: prints one log line
   local ch=$1 fill=$2 expect=$3
   shift 3
-  local args=(--quick --tools memcheck,racecheck --time-limit "$limit" --jobs 4
+  local args=(--quick --tools memcheck,racecheck --time-limit "$limit" --jobs 6
               --json "$work/builds/$ch-$fill.json")
   local v
   for v in "$@"; do args+=(--variant "$v"); done
