@@ -233,7 +233,7 @@ struct Resolved {
 /// A look-back rarely finds its nearest predecessor's prefix: while one
 /// trip to L2 and back takes about a microsecond, a hundred more tiles
 /// start, and prefixes reach them only as fast as look-backs finish. So a
-/// look-back walks several windows, one trip each, and the walk is what
+/// look-back may walk several windows, one trip each, and the walk is what
 /// keeps a tile waiting. Here each lane loads one state from each of
 /// `Windows` windows at once (the loads are independent, so they travel
 /// together); the windows are then combined nearest first, exactly as
@@ -592,8 +592,8 @@ struct BulkStorage {
 template <int ScanThreads, int Items, int Stages, class T>
 struct BulkTiles {
   static constexpr int kTile = ScanThreads * Items;  ///< elements per tile
-  static constexpr unsigned kTileBytes = kTile * sizeof(T);
-  using Storage = BulkStorage<T, ScanThreads, Items, Stages>;
+  static constexpr unsigned kTileBytes = kTile * sizeof(T);  ///< bytes per tile
+  using Storage = BulkStorage<T, ScanThreads, Items, Stages>;  ///< the block's shared memory layout
 
   Storage& shared;   ///< the block's shared memory
   const T* in;       ///< input

@@ -40,9 +40,11 @@ ncclDataType_t nccl_type() {
 }
 
 // [reduce]
-/// Whether an operator lets a reduction combine elements in any order.
+/// Whether an operator lets a reduction combine elements in any order. The
+/// operators known to commute are listed; any other, a new one included,
+/// takes the ordered path, which is right for every associative operator.
 template <class Op>
-inline constexpr bool kCommutative = !std::is_same_v<Op, AffineCompose>;
+inline constexpr bool kCommutative = std::is_same_v<Op, Add> || std::is_same_v<Op, Max> || std::is_same_v<Op, Min>;
 
 /// Step 1, part 1: block b combines its share of in[0, n) into partials[b].
 /// A commutative operator takes 16-byte vectors in a grid-stride loop (the
@@ -126,7 +128,7 @@ struct Part {
   int rank = 0;                ///< its place among the GPUs (shard order)
   int ranks = 1;               ///< how many GPUs
   ncclComm_t comm = nullptr;   ///< its NCCL communicator
-  cudaStream_t stream = nullptr;
+  cudaStream_t stream = nullptr;  ///< the stream its work goes to
   const T* in = nullptr;       ///< its shard of the input
   T* out = nullptr;            ///< its shard of the output
   std::int64_t count = 0;      ///< elements in the shard

@@ -473,6 +473,9 @@ int run_program(int argc, char** argv) {
   int result = kExitOk;
   const char* rank_text = std::getenv("SCAN_RANK");
   if (o.mode == "ranks" && rank_text == nullptr) return launch_ranks(gpus, argc, argv);
+  if (o.mode != "ranks" && rank_text != nullptr) {
+    throw UsageError("SCAN_RANK is set, so this process is one rank of several: run it with --mode ranks");
+  }
   visit_combo(o.dtype, o.op, [&]<class T, class Op>() {
     if (o.mode == "ranks") {
       const char* ranks_text = std::getenv("SCAN_RANKS");
