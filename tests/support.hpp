@@ -48,7 +48,4 @@ const Chapter& chapter_by_number(const std::string& number);
 /// one input agreeing. GPU chapters require a device (require_gpu()).
 void run_generic_suite(const Chapter& chapter);
 
-/// The sizes the suite uses for a variant at block size `block`.
-std::vector<std::int64_t> suite_sizes(const Variant& variant, int block, Where where);
-
 }  // namespace scan::test

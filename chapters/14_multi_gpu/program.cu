@@ -429,16 +429,7 @@ int run_program(int argc, char** argv) {
                "ch14_multi_gpu");
   configure_app(app);
   add_count_option(app, "--n", o.n, "elements in all, with K/M/G suffixes [256M]");
-  add_value_option(app, "--type", "T", "int32, uint32, int64, float, double [int32]", [&o](const std::string& v) {
-    const auto d = parse_dtype(v);
-    if (!d) throw UsageError("--type must be int32, uint32, int64, float or double, not '" + v + "'");
-    o.dtype = *d;
-  });
-  add_value_option(app, "--op", "OP", "add, max, min, affine (uint32 only) [add]", [&o](const std::string& v) {
-    const auto op = parse_op(v);
-    if (!op) throw UsageError("--op must be add, max, min or affine, not '" + v + "'");
-    o.op = *op;
-  });
+  add_type_and_op_options(app, o.dtype, o.op);
   add_kind_option(app, o.kind);
   add_int_option(app, "--gpus", o.gpus, 1, 64, "GPUs to use [all of them]");
   add_value_option(app, "--mode", "M", "process (one process, every GPU) or ranks (one process per GPU) [process]",
@@ -455,12 +446,7 @@ int run_program(int argc, char** argv) {
     std::cout << app.help();
     return kExitOk;
   }
-  if (o.op == OpId::affine) {
-    if (app.count("--type") > 0 && o.dtype != DType::u32) {
-      throw UsageError("--op affine works on --type uint32 only (a word packs the map a*x+b)");
-    }
-    o.dtype = DType::u32;
-  }
+  apply_affine_type(app, o.dtype, o.op);
   const DeviceInfo device = query_device();
   int count = 0;
   SCAN_CUDA(cudaGetDeviceCount(&count));

@@ -35,16 +35,7 @@ class UsageFirst : public CLI::Formatter {
 void add_chapter_options(CLI::App& app, Options& o) {
   configure_app(app);
   add_count_option(app, "--n", o.n, "elements, with K/M/G suffixes (powers of two) [16M]");
-  add_value_option(app, "--type", "T", "int32, uint32, int64, float, double [int32]", [&o](const std::string& v) {
-    const auto d = parse_dtype(v);
-    if (!d) throw UsageError("--type must be int32, uint32, int64, float or double, not '" + v + "'");
-    o.dtype = *d;
-  });
-  add_value_option(app, "--op", "OP", "add, max, min, affine (uint32 only) [add]", [&o](const std::string& v) {
-    const auto op = parse_op(v);
-    if (!op) throw UsageError("--op must be add, max, min or affine, not '" + v + "'");
-    o.op = *op;
-  });
+  add_type_and_op_options(app, o.dtype, o.op);
   add_kind_option(app, o.kind);
   add_value_option(app, "--variant", "V", "a variant's name, all, or sweep (tuning points) [all]",
                    [&o](const std::string& v) { o.variant = v; });
@@ -122,6 +113,27 @@ CLI::Option* add_kind_option(CLI::App& app, Kind& target) {
   });
 }
 
+void add_type_and_op_options(CLI::App& app, DType& dtype, OpId& op) {
+  add_value_option(app, "--type", "T", "int32, uint32, int64, float, double [int32]", [&dtype](const std::string& v) {
+    const auto d = parse_dtype(v);
+    if (!d) throw UsageError("--type must be int32, uint32, int64, float or double, not '" + v + "'");
+    dtype = *d;
+  });
+  add_value_option(app, "--op", "OP", "add, max, min, affine (uint32 only) [add]", [&op](const std::string& v) {
+    const auto parsed = parse_op(v);
+    if (!parsed) throw UsageError("--op must be add, max, min or affine, not '" + v + "'");
+    op = *parsed;
+  });
+}
+
+void apply_affine_type(const CLI::App& app, DType& dtype, OpId op) {
+  if (op != OpId::affine) return;
+  if (app.count("--type") > 0 && dtype != DType::u32) {
+    throw UsageError("--op affine works on --type uint32 only (a word packs the map a*x+b)");
+  }
+  dtype = DType::u32;
+}
+
 void add_run_options(CLI::App& app, RunOptions& o, int min_reps) {
   add_int_option(app, "--reps", o.reps, min_reps, 100000,
                  std::string("timed runs; the median is reported") + (min_reps == 0 ? "; 0: verify only" : "") +
@@ -166,13 +178,7 @@ Options parse_options(const std::vector<std::string>& args) {
     return o;
   }
   if (app.count("--csv") > 0 && app.count("--json") > 0) throw UsageError("--csv and --json: choose one");
-  // The affine operator is defined on 32-bit words only.
-  if (o.op == OpId::affine) {
-    if (app.count("--type") > 0 && o.dtype != DType::u32) {
-      throw UsageError("--op affine works on --type uint32 only (a word packs the map a*x+b)");
-    }
-    o.dtype = DType::u32;
-  }
+  apply_affine_type(app, o.dtype, o.op);
   if (o.input) o.n = static_cast<std::int64_t>(o.input->size());
   if (o.heads) {
     if (!o.input) throw UsageError("--heads goes with --input (it marks the segments of the values given)");

@@ -4,6 +4,7 @@
 // here; the timing runs the reference's chapter (reference_api) next to it.
 #include "grader.hpp"
 #include "poison.cuh"
+#include "run_case.cuh"
 
 #include <scan/device_buffer.hpp>
 #include <scan/error.hpp>
@@ -201,38 +202,15 @@ class ApplicationsSubject final : public Subject {
         }
       }
     }
-    const auto median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-    };
-    result.student_ms = median(student_ms);
-    result.reference_ms = median(reference_ms);
+    result.student_ms = scan::summarize(student_ms).median_ms;
+    result.reference_ms = scan::summarize(reference_ms).median_ms;
     return result;
   }
 
  private:
   template <class Body>
   void guarded(const std::string& description, Body&& body) {
-    if (aborted_) return;
-    log_->begin(description);
-    try {
-      const std::string problem = body();
-      if (problem.empty()) {
-        log_->pass();
-      } else {
-        log_->fail(problem);
-      }
-    } catch (const scan::CudaError& e) {
-      if (cudaDeviceSynchronize() != cudaSuccess) {
-        aborted_ = true;
-        log_->abort(e.what());
-        return;
-      }
-      (void)cudaGetLastError();
-      log_->fail(e.what());
-    } catch (const std::exception& e) {
-      log_->fail(e.what());
-    }
+    if (!aborted_) aborted_ = !run_case(*log_, description, true, body);
   }
 
   void compact(std::int64_t n, const char* name, const std::vector<std::uint32_t>& in, std::uint32_t threshold) {

@@ -4,6 +4,8 @@
 // the reference's. Everything here may run the student's code.
 #include "grader.hpp"
 #include "poison.cuh"
+#include "run_case.cuh"
+#include "suite_plan.hpp"
 
 #include <scan/error.hpp>
 #include <scan/generate.hpp>
@@ -31,81 +33,7 @@ namespace kit {
 namespace {
 
 using namespace scan;
-
-/// Sizes the larger checks use only for a few pairs (they cost most of the time).
-constexpr std::int64_t kEveryPairUpTo = 1 << 18;
-
-bool large_size_pair(DType dtype, OpId op) {
-  return (dtype == DType::i32 && op == OpId::add) || (dtype == DType::f32 && op == OpId::add) ||
-         (dtype == DType::u32 && op == OpId::affine) || (dtype == DType::i64 && op == OpId::max) ||
-         (dtype == DType::f64 && op == OpId::min);
-}
-
-std::uint64_t seed_for(const std::string& name, DType dtype, OpId op, Kind kind, std::int64_t n) {
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the case's identity
-  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  h = (h ^ static_cast<std::uint64_t>(dtype)) * 1099511628211ull;
-  h = (h ^ static_cast<std::uint64_t>(op)) * 1099511628211ull;
-  h = (h ^ static_cast<std::uint64_t>(kind)) * 1099511628211ull;
-  return (h ^ static_cast<std::uint64_t>(n)) * 1099511628211ull;
-}
-
-/// The suite's sizes for a variant at a block size: around the warp, the
-/// block and the tile, a second level of tile totals, odd large sizes.
-std::vector<std::int64_t> suite_sizes(const Variant& v, int block, Where where, bool quick) {
-  (void)quick;  // quick runs keep the largest size for two pairs only (run_variant)
-  std::set<std::int64_t> sizes = {1, 2, 3, 31, 32, 33, 1009, 100003, (1 << 20) + 7, (1 << 24) + 3};
-  if (where == Where::host) {
-    for (std::int64_t chunk : {std::int64_t{1} << 16, std::int64_t{1} << 17}) {
-      sizes.insert({chunk - 1, chunk, chunk + 1, 2 * chunk + 1});
-    }
-    sizes.insert((1 << 22) + 1);
-  }
-  const std::int64_t threads = v.block_for(block);
-  if (threads > 0) sizes.insert({threads - 1, threads, threads + 1});
-  const std::int64_t tile = v.tile_for(block);
-  if (tile > 0) {
-    sizes.insert({tile - 1, tile, tile + 1, 2 * tile + 1, 3 * tile - 1});
-    if (tile <= 8192) sizes.insert({tile * tile - 1, tile * tile + 1});
-  }
-  std::vector<std::int64_t> out;
-  for (std::int64_t n : sizes) {
-    if (n >= 1 && n <= v.info.max_n) out.push_back(n);
-  }
-  return out;
-}
-
-enum class Heads { first_only, every_element, short_random, long_random, tile_edges, one_split };
-
-const char* heads_name(Heads h) {
-  switch (h) {
-    case Heads::first_only: return "one segment";
-    case Heads::every_element: return "every element a head";
-    case Heads::short_random: return "random segments, mean 8";
-    case Heads::long_random: return "random segments, mean 300";
-    case Heads::tile_edges: return "heads at tile edges";
-    case Heads::one_split: return "two long segments";
-  }
-  return "?";
-}
-
-std::vector<std::uint8_t> make_heads(Heads pattern, std::int64_t n, std::int64_t tile, std::uint64_t seed) {
-  switch (pattern) {
-    case Heads::short_random: return generate_heads(n, 8, Lengths::random, seed);
-    case Heads::long_random: return generate_heads(n, 300, Lengths::random, seed);
-    default: break;
-  }
-  std::vector<std::uint8_t> heads(static_cast<std::size_t>(n), pattern == Heads::every_element ? 1 : 0);
-  heads[0] = 1;
-  if (pattern == Heads::one_split) heads[static_cast<std::size_t>(n / 2)] = 1;
-  if (pattern == Heads::tile_edges && tile > 2) {
-    for (std::int64_t i = 0; i < n; ++i) {
-      const std::int64_t r = i % tile;
-      heads[static_cast<std::size_t>(i)] |= static_cast<std::uint8_t>(r == 0 || r == 1 || r == tile - 1);
-    }
-  }
-  return heads;
-}
+using namespace scan::suite_plan;
 
 /// The first `lines` lines of a text, joined with " | ".
 std::string first_lines(const std::string& text, int lines) {
@@ -233,12 +161,8 @@ class RegistrySubject final : public Subject {
         }
       }
     }
-    const auto median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-    };
-    result.student_ms = median(student_ms);
-    result.reference_ms = median(reference_ms);
+    result.student_ms = summarize(student_ms).median_ms;
+    result.reference_ms = summarize(reference_ms).median_ms;
     return result;
   }
 
@@ -251,7 +175,7 @@ class RegistrySubject final : public Subject {
 
   void run_variant(const Variant& stu, const Variant& ref, int block) {
     const Where where = reference_.where;
-    const auto sizes = suite_sizes(ref, block, where, quick_);
+    const auto sizes = suite_sizes(ref, block, where);
     for_each_combo<ScanCombos>([&]<class T, class Op>() {
       if (aborted_ || !ref.supports(dtype_of<T>(), op_id_of<Op>())) return;
       if (!stu.supports(dtype_of<T>(), op_id_of<Op>())) {
@@ -271,10 +195,8 @@ class RegistrySubject final : public Subject {
           if (quick_ && n > (1 << 20) + 7 && !quick_pair) continue;
           check_case<T, Op>(stu, kind, n, block, Distribution::typical);
           if (!ref.info.segmented) continue;
-          const bool large = n > kEveryPairUpTo;
-          for (Heads pattern : {Heads::every_element, Heads::short_random, Heads::long_random, Heads::tile_edges,
-                                Heads::one_split}) {
-            if (large && (pattern == Heads::every_element || pattern == Heads::long_random)) continue;
+          for (Heads pattern : kSegmentPatterns) {
+            if (n > kEveryPairUpTo && !pattern_at_large_sizes(pattern)) continue;
             check_case<T, Op>(stu, kind, n, block, Distribution::typical, pattern);
           }
         }
@@ -308,26 +230,7 @@ class RegistrySubject final : public Subject {
   /// leaves the context unusable ends the suite.
   template <class Body>
   void guarded(const std::string& description, Body&& body) {
-    if (aborted_) return;
-    log_->begin(description);
-    try {
-      const std::string problem = body();
-      if (problem.empty()) {
-        log_->pass();
-      } else {
-        log_->fail(problem);
-      }
-    } catch (const CudaError& e) {
-      if (on_device() && cudaDeviceSynchronize() != cudaSuccess) {
-        aborted_ = true;
-        log_->abort(e.what());
-        return;
-      }
-      (void)cudaGetLastError();
-      log_->fail(e.what());
-    } catch (const std::exception& e) {
-      log_->fail(e.what());
-    }
+    if (!aborted_) aborted_ = !run_case(*log_, description, on_device(), body);
   }
 
   template <class T, class Op>

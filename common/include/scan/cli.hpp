@@ -90,6 +90,13 @@ CLI::Option* add_int_option(CLI::App& app, const std::string& name, int& target,
 /// Adds `--kind inclusive|exclusive`.
 CLI::Option* add_kind_option(CLI::App& app, Kind& target);
 
+/// Adds `--type` (the element type) and `--op` (the operator).
+void add_type_and_op_options(CLI::App& app, DType& dtype, OpId& op);
+
+/// After parsing: the affine operator is defined on 32-bit words only, so
+/// `--op affine` sets uint32 and refuses any other `--type` given.
+void apply_affine_type(const CLI::App& app, DType& dtype, OpId op);
+
 /// Adds `--reps` (at least `min_reps`; 0 means verify only), `--warmup`, `--seed` and `--quiet`.
 void add_run_options(CLI::App& app, RunOptions& o, int min_reps = 0);
 
