@@ -20,6 +20,7 @@
 #include <scan/registry.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -1019,9 +1020,17 @@ struct CopyCeiling {
               : bulk_look_back_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op>;
       constexpr std::size_t kBytes = sizeof(BulkStorage<T, R.threads, R.items, R.stages>);
       // The opt-in to more than 48 KiB of dynamic shared memory belongs to
-      // the current device, so it is set on every run: a program that scans
-      // on two GPUs from one thread (chapter 14) launches on both.
-      SCAN_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBytes)));
+      // the current device: a program that scans on two GPUs from one thread
+      // (chapter 14) needs it on both. It is set once per device, off the
+      // timed path; one bit per device remembers where.
+      static std::atomic<std::uint64_t> opted_in{0};
+      int device = 0;
+      SCAN_CUDA(cudaGetDevice(&device));
+      const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
+      if ((opted_in.load(std::memory_order_relaxed) & bit) == 0) {
+        SCAN_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBytes)));
+        opted_in.fetch_or(bit, std::memory_order_relaxed);
+      }
       // The occupancy query is asked once, on the first device scanned with,
       // to keep it off the timed path. On GPUs of another kind the grid is
       // then only a wave too large or small: blocks take tiles by ticket,
