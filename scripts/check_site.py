@@ -68,14 +68,18 @@ class Page(HTMLParser):
         skip = any(s[3] for s in self.stack)
         return code, brief, skip
 
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
+    def _record(self, a):
+        """Collects a tag's anchors (id, name) and links (href, src, data)."""
         for key in ("id", "name"):
             if a.get(key):
                 self.ids.add(a[key])
         for key in ("href", "src", "data"):
             if a.get(key) is not None:
                 self.links.append((key, a[key]))
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self._record(a)
         if tag in VOID:
             return
         classes = set((a.get("class") or "").split())
@@ -85,13 +89,7 @@ class Page(HTMLParser):
         self.stack.append((tag, code, brief, skip))
 
     def handle_startendtag(self, tag, attrs):
-        a = dict(attrs)
-        for key in ("id", "name"):
-            if a.get(key):
-                self.ids.add(a[key])
-        for key in ("href", "src", "data"):
-            if a.get(key) is not None:
-                self.links.append((key, a[key]))
+        self._record(dict(attrs))
 
     def handle_endtag(self, tag):
         for i in range(len(self.stack) - 1, -1, -1):
