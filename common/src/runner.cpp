@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -23,6 +24,14 @@ namespace scan {
 namespace {
 
 enum class Status { pass, fail, skip, reference };
+
+/// Seconds of wall time spent in `work`, added to `total`.
+template <class Work>
+void add_seconds(double& total, Work&& work) {
+  const auto start = std::chrono::steady_clock::now();
+  work();
+  total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 /// One line of the results table.
 struct Row {
@@ -230,6 +239,9 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
   // What the run is doing, on stderr: at n = 2^30 each step takes seconds.
   Progress progress(!o.quiet && !o.input && !o.trace);
   const std::string run_name = chapter.program() + ", n = " + exponent(o.n) + " " + std::string(dtype_name(o.dtype));
+  // The host's share of the run (making the input, computing the expected
+  // output and comparing), reported at the end of a long run.
+  double input_seconds = 0, checking_seconds = 0;
   std::vector<T> input;
   if (o.input) {
     for (std::size_t i = 0; i < o.input->size(); ++i) {
@@ -237,7 +249,7 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
     }
   } else {
     progress.step(run_name + ": generating the input", o.n);
-    input = generate_input<T>(o.n, o.seed);
+    add_seconds(input_seconds, [&] { input = generate_input<T>(o.n, o.seed); });
   }
   const std::int64_t n = static_cast<std::int64_t>(input.size());
   result.bytes = bytes_moved(chapter, n, sizeof(T));
@@ -246,7 +258,9 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
   const std::vector<const Variant*> all =
       with_cub(chapter, variants, chapter.where == Where::device && o.baselines);
 
-  Harness<T> harness(chapter.where, std::move(input), heads_for(chapter, o, n));
+  std::vector<std::uint8_t> heads;
+  add_seconds(input_seconds, [&] { heads = heads_for(chapter, o, n); });
+  Harness<T> harness(chapter.where, std::move(input), std::move(heads));
   const bool timing = !o.input && !o.trace && n > 0 && o.reps > 0;
   if (o.input && o.format == OutputFormat::table) {
     std::cout << "input:  " << join_values(harness.input()) << "\n";
@@ -278,12 +292,13 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
       row.timing = harness.time(*v, o.op, o.kind, block, o.warmup, o.reps);
       row.timed = true;
       progress.step(step + "verifying the timed output", n);
-      report = verify_scan(harness.input(), harness.output(), o.kind, Op{}, restarts);
+      add_seconds(checking_seconds,
+                  [&] { report = verify_scan(harness.input(), harness.output(), o.kind, Op{}, restarts); });
     } else {
       progress.step(step + "running once and verifying", n);
       Trace trace(n, sizeof(T));
       const std::vector<T>& output = harness.run_once(*v, o.op, o.kind, block, o.trace ? &trace : nullptr);
-      report = verify_scan(harness.input(), output, o.kind, Op{}, restarts);
+      add_seconds(checking_seconds, [&] { report = verify_scan(harness.input(), output, o.kind, Op{}, restarts); });
       if (o.trace && o.format == OutputFormat::table) print_trace<T>(std::cout, v->info.name, harness.input(), trace);
       if (o.input && o.format == OutputFormat::table) {
         std::cout << v->info.name << ": " << join_values(output) << "\n";
@@ -311,6 +326,10 @@ RunResult run_typed(const Chapter& chapter, const Options& o,
     copy.timing = harness.time_copy(o.warmup, o.reps);
     result.copy_ms = copy.timing.median_ms;
     result.rows.push_back(copy);
+  }
+  if (n >= Progress::kLongRun) {
+    progress.print(run_name + ": host work " + fixed(input_seconds + checking_seconds, 1) + " s (input " +
+                   fixed(input_seconds, 1) + " s, checking " + fixed(checking_seconds, 1) + " s)");
   }
   return result;
 }
