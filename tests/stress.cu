@@ -4,6 +4,7 @@
 //
 //   scan_stress --chapter 11 --variant tuned --n 16777219 --runs 1000 [--streams 2]
 //   scan_stress --chapter 11 --variant deterministic --type float --identical
+//   scan_stress --chapter 12 --variant direct --segments 256 --runs 1000
 //
 // Each run writes a freshly poisoned output; a kernel compares it with the
 // reference and counts mismatches. int32 (the default): the reference is
@@ -14,7 +15,9 @@
 // the program reports how many runs differed and by how much, and with
 // --identical a run that differs is a wrong run. With --streams 2 two scans
 // with separate workspaces run concurrently on two streams, so per-launch
-// state that leaked between calls would show.
+// state that leaked between calls would show. A segmented variant (chapter
+// 12) scans random segments of mean length --segments (1024 unless given),
+// the same head flags on every run.
 // Exit codes as everywhere: 0 all runs right, 1 a wrong run, 2 usage, 3 CUDA.
 #include <scan/device.cuh>
 #include <scan/device_buffer.hpp>
@@ -58,6 +61,7 @@ struct Options {
   std::string chapter = "11", variant = "tuned";
   std::int64_t n = (std::int64_t{1} << 24) + 3;
   int runs = 1000, streams = 1;
+  std::int64_t segments = 0;  ///< segmented variants: mean segment length (0: not given)
   scan::Kind kind = scan::Kind::inclusive;
   bool real = false;       ///< float sums of real-valued inputs instead of int32
   bool identical = false;  ///< float: a run that differs from the first is wrong
@@ -77,12 +81,16 @@ std::optional<Options> parse(int argc, char** argv) {
   std::string type = "int32";
   app.add_option("--type", type, "int32 (checked against the oracle) or float (real-valued, runs compared)")
       ->check(CLI::IsMember({"int32", "float"}));
+  scan::add_count_option(app, "--segments", o.segments,
+                         "segmented variants: mean segment length [" + std::to_string(scan::kDefaultSegmentLength) +
+                             "]");
   app.add_flag("--identical", o.identical, "float: every run must equal the first bit for bit");
   if (!scan::parse_command_line(app, std::vector<std::string>(argv + 1, argv + argc))) {
     std::printf("%s", app.help().c_str());
     return std::nullopt;
   }
   if (o.n < 1) throw scan::UsageError("--n must be at least 1");
+  if (app.count("--segments") > 0 && o.segments < 1) throw scan::UsageError("--segments must be at least 1");
   o.real = type == "float";
   if (o.identical && !o.real) throw scan::UsageError("--identical needs --type float");
   return o;
@@ -96,9 +104,18 @@ int stress(const Options& o, const scan::Variant& variant) {
   DeviceBuffer<T> d_in(input);
   DeviceBuffer<T> d_expected(static_cast<std::size_t>(o.n));
   DeviceBuffer<unsigned long long> counters(2);
+  // Segmented variants: random segments, the same on every run.
+  const std::vector<std::uint8_t> heads =
+      variant.info.segmented ? scan::generate_heads(
+                                   o.n, static_cast<double>(o.segments > 0 ? o.segments : scan::kDefaultSegmentLength),
+                                   scan::Lengths::random, 2024)
+                             : std::vector<std::uint8_t>{};
+  const DeviceBuffer<std::uint8_t> d_heads(heads);
+  const DeviceBuffer<std::int32_t> d_keys(scan::keys_from_heads(heads));  // what by-key variants read
+  const scan::Restarts restarts = heads.empty() ? scan::Restarts{} : scan::Restarts(heads.data());
   if (!o.real) {
     std::vector<T> expected(input.size());
-    scan::reference_scan(input.data(), expected.data(), o.n, o.kind, scan::Add{});
+    scan::reference_scan(input.data(), expected.data(), o.n, o.kind, scan::Add{}, restarts);
     d_expected = DeviceBuffer<T>(expected);
   }
 
@@ -127,6 +144,8 @@ int stress(const Options& o, const scan::Variant& variant) {
       r.in = d_in.data();
       r.out = lane.out.data();
       r.n = o.n;
+      r.heads = heads.empty() ? nullptr : d_heads.data();
+      r.keys = heads.empty() ? nullptr : d_keys.data();
       r.kind = o.kind;
       r.workspace = scan::Workspace(lane.workspace.data(), ws_bytes);
       r.stream = lane.stream;
@@ -137,7 +156,7 @@ int stress(const Options& o, const scan::Variant& variant) {
       if (!have_first) {
         // The first float run: checked on the host, then the reference for the others.
         const std::vector<T> first = lanes[s].out.to_host();
-        const scan::VerifyReport report = scan::verify_scan(input, first, o.kind, scan::Add{});
+        const scan::VerifyReport report = scan::verify_scan(input, first, o.kind, scan::Add{}, restarts);
         if (!report.ok) {
           std::printf("run %d: %s\n", run, report.describe().c_str());
           ++failed_runs;
@@ -180,6 +199,9 @@ int stress(const Options& o, const scan::Variant& variant) {
               variant.info.items_per_thread > 0
                   ? scan::tile_count(o.n, static_cast<std::int64_t>(variant.info.block) * variant.info.items_per_thread)
                   : 0u);
+  if (!heads.empty()) {
+    std::printf("%lld segments; ", static_cast<long long>(std::count(heads.begin(), heads.end(), std::uint8_t{1})));
+  }
   if (o.real) {
     std::printf("first run %s; %lld of %lld later runs differ bit for bit from it (at most %llu elements); ",
                 first_verified ? "verified" : "WRONG", differing_runs, compared,
@@ -198,9 +220,8 @@ int stress(const Options& o) {
     throw scan::UsageError("no GPU variant '" + o.variant + "' in chapter " + o.chapter);
   }
   const scan::DType type = o.real ? scan::DType::f32 : scan::DType::i32;
-  if (variant->info.segmented) {
-    throw scan::UsageError("variant '" + o.variant + "' is a segmented scan and needs head flags, which " +
-                           "scan_stress does not make; repeat it with ch12_segmented --reps N instead");
+  if (o.segments > 0 && !variant->info.segmented) {
+    throw scan::UsageError("--segments is for segmented variants (chapter 12); '" + o.variant + "' scans whole arrays");
   }
   if (!variant->supports(type, scan::OpId::add)) {
     throw scan::UsageError("variant '" + o.variant + "' is not built for " + std::string(scan::dtype_name(type)) +

@@ -57,7 +57,7 @@ TEST_CASE("every program takes --name=value and names an unknown option", "[cpu]
   expect_usage_error("scan_stress", "--list", "unknown option '--list'");
   expect_usage_error("scan_stress", "--streams=9", "--streams");
   expect_usage_error("scan_stress", "--kind sideways", "--kind must be");
-  expect_usage_error("scan_stress", "--chapter 12 --variant direct", "needs head flags");
+  expect_usage_error("scan_stress", "--chapter 11 --variant tuned --segments 8", "for segmented variants");
   for (const std::string program : {"ch00_scoreboard", "scan_stress", "ch01_sequential"}) {
     const ProgramResult help = run_program(program, "--help");
     INFO(help.output);
@@ -144,7 +144,9 @@ TEST_CASE("single-pass scans stay right over repeated and concurrent runs", "[gp
   for (const char* target :
        {"--chapter 09 --variant chained", "--chapter 10 --variant serial-lookback",
         "--chapter 10 --variant warp-lookback", "--chapter 10 --variant packed-settle", "--chapter 11 --variant tuned",
-        "--chapter 11 --variant bulk", "--chapter 11 --variant lookback-warp", "--chapter 11 --variant deterministic"}) {
+        "--chapter 11 --variant bulk", "--chapter 11 --variant lookback-warp", "--chapter 11 --variant deterministic",
+        "--chapter 12 --variant transformed --segments 64", "--chapter 12 --variant direct --segments 4096",
+        "--chapter 12 --variant by-key"}) {
     const ProgramResult r = run_program("scan_stress", std::string(target) + " --n 1M --runs 50 --streams 2");
     INFO(r.output);
     CHECK(r.exit_code == 0);

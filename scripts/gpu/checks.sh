@@ -47,6 +47,12 @@ if want stress; then
     timeout 300 "$bin/scan_stress" --chapter 11 --variant deterministic --type float --identical $args >> "$out/stress.log" 2>&1 \
       || note "float deterministic $args: FAILED"
   done
+  # Segmented scans: random segments of a few mean lengths, the same heads on every run.
+  for target in "12 transformed 8" "12 direct 256" "12 by-key 65536"; do
+    set -- $target
+    timeout 300 "$bin/scan_stress" --chapter "$1" --variant "$2" --segments "$3" --n 16777219 --runs 1000 \
+      >> "$out/stress.log" 2>&1 || note "stress $target: FAILED"
+  done
   for v in "10 packed-settle" "11 tuned" "11 bulk"; do
     set -- $v
     timeout 300 "$bin/scan_stress" --chapter "$1" --variant "$2" --type float --n 16777219 --runs 100 >> "$out/stress.log" 2>&1
