@@ -2,7 +2,7 @@
 # Builds, here (no GPU needed), every grader the GPU check of the classroom
 # kit runs, and packs them for a GPU machine:
 #
-#   scripts/kit/prepare-gpu.sh OUTDIR [--chapters "03 05 06 09 10"] [--arch 90] [--jobs N]
+#   scripts/kit/prepare-gpu.sh OUTDIR [--chapters "03 05 06 07 08 09 10 12 13"] [--arch 90] [--jobs N]
 #
 # For each chapter: a student folder made by kit.py with every fill (the
 # stub, the reference, each planted bug of scripts/kit/bugs/NN), built with
@@ -16,7 +16,7 @@ kit="$root/scripts/kit/kit.py"
 usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
 out="$1"; shift
-chapters="03 05 06 09 10"
+chapters="03 05 06 07 08 09 10 12 13"  # every GPU starter with planted bugs
 arch=90
 jobs="$(nproc 2>/dev/null || echo 2)"
 while [ $# -gt 0 ]; do
