@@ -12,6 +12,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -20,8 +21,34 @@ using namespace scan::ch13;
 
 namespace {
 
-const std::vector<std::int64_t> kSizes = {1,         31,        kTile - 1, kTile, kTile + 1, 2 * kTile + 1,
+/// Sizes around the tile (the bulk kernels' tiles hold kTile elements too),
+/// around the ring (4 stages: a block's first refills), odd sizes, and
+/// 2^16 + 3.
+const std::vector<std::int64_t> kSizes = {1,         31,        kTile - 1, kTile,     kTile + 1, 2 * kTile + 1,
+                                          3 * kTile, 4 * kTile - 1, 4 * kTile + 1, 5 * kTile + 3, (1 << 16) + 3,
                                           100003,    (1 << 20) + 7};
+
+/// Every scatter kernel.
+const ScatterKernel kKernels[] = {ScatterKernel::per_tile, ScatterKernel::bulk, ScatterKernel::bulk_any_prefix};
+
+const char* kernel_name(ScatterKernel kernel) {
+  switch (kernel) {
+    case ScatterKernel::per_tile: return "per tile";
+    case ScatterKernel::bulk: return "bulk";
+    case ScatterKernel::bulk_any_prefix: return "bulk, any-prefix look-back";
+  }
+  return "?";
+}
+
+/// Element offsets of the input and output pointers: both aligned (the
+/// bulk kernels load whole tiles by bulk copy), the input one element off
+/// (no bulk copies: the threads read every tile), the output one element
+/// off (bulk copies in, every run written at odd addresses).
+struct Offsets {
+  int in;
+  int out;
+};
+const Offsets kOffsets[] = {{0, 0}, {1, 0}, {0, 1}};
 
 std::vector<std::uint32_t> random_words(std::int64_t n, std::uint64_t seed) {
   std::vector<std::uint32_t> words(static_cast<std::size_t>(n));
@@ -29,11 +56,34 @@ std::vector<std::uint32_t> random_words(std::int64_t n, std::uint64_t seed) {
   return words;
 }
 
+/// n words on the device, `offset` elements into a buffer of n + 1, the
+/// rest poisoned.
+struct Shifted {
+  DeviceBuffer<std::uint32_t> buffer;
+  int offset;
+  Shifted(std::int64_t n, int offset_) : buffer(static_cast<std::size_t>(n) + 1), offset(offset_) {
+    SCAN_CUDA(cudaMemset(buffer.data(), 0xA5, buffer.bytes()));
+  }
+  Shifted(const std::vector<std::uint32_t>& words, int offset_) : Shifted(static_cast<std::int64_t>(words.size()), offset_) {
+    if (!words.empty()) {
+      SCAN_CUDA(cudaMemcpy(data(), words.data(), words.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    }
+  }
+  std::uint32_t* data() { return buffer.data() + offset; }
+  /// The n words (without the spare one).
+  std::vector<std::uint32_t> to_host() {
+    std::vector<std::uint32_t> all = buffer.to_host();
+    return {all.begin() + offset, all.end() - (1 - offset)};
+  }
+};
+
 }  // namespace
 
 TEST_CASE("stream compaction keeps what the predicate keeps, in order", "[gpu][ch13]") {
   test::require_gpu();
-  for (std::int64_t n : kSizes) {
+  std::vector<std::int64_t> sizes = kSizes;
+  sizes.push_back((std::int64_t{1} << 24) + 3);  // thousands of tiles: every block goes round its ring
+  for (std::int64_t n : sizes) {
     std::vector<std::uint32_t> random = random_words(n, 3 + n);
     std::vector<std::uint32_t> alternating(static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) alternating[i] = i % 2 == 0 ? 7u : 0xF0000000u + static_cast<std::uint32_t>(i);
@@ -48,42 +98,131 @@ TEST_CASE("stream compaction keeps what the predicate keeps, in order", "[gpu][c
                  {"every other", alternating, 0x80000000u},
                  {"30%", random, static_cast<std::uint32_t>(0.3 * 4294967296.0)}};
     for (const auto& c : cases) {
-      INFO("n = " << n << ", keep " << c.name);
       const KeepBelow keep{c.threshold};
       const std::vector<std::uint32_t> expected = compact_reference(c.in, keep);
-      DeviceBuffer<std::uint32_t> in(c.in), out(c.in.size());
-      DeviceBuffer<unsigned long long> kept(1);
-      DeviceBuffer<std::byte> scratch(scatter_scratch_bytes(n));
-      SCAN_CUDA(cudaMemset(out.data(), 0xA5, out.bytes()));
-      select_if(in.data(), out.data(), n, keep, kept.data(), scratch.data(), nullptr);
-      unsigned long long count = 0;
-      SCAN_CUDA(cudaMemcpy(&count, kept.data(), sizeof count, cudaMemcpyDeviceToHost));
-      REQUIRE(count == expected.size());
-      std::vector<std::uint32_t> got = out.to_host();
-      got.resize(expected.size());
-      CHECK(first_difference(got, expected) == "");
+      for (const ScatterKernel kernel : kKernels) {
+        for (const Offsets offsets : kOffsets) {
+          INFO("n = " << n << ", keep " << c.name << ", " << kernel_name(kernel) << ", pointers off by "
+                      << offsets.in << " (in) and " << offsets.out << " (out)");
+          Shifted in(c.in, offsets.in), out(n, offsets.out);
+          DeviceBuffer<unsigned long long> kept(1);
+          DeviceBuffer<std::byte> scratch(scatter_scratch_bytes(n));
+          SCAN_CUDA(cudaMemset(kept.data(), 0xA5, kept.bytes()));
+          select_if(in.data(), out.data(), n, keep, kept.data(), scratch.data(), nullptr, kernel);
+          unsigned long long count = 0;
+          SCAN_CUDA(cudaMemcpy(&count, kept.data(), sizeof count, cudaMemcpyDeviceToHost));
+          REQUIRE(count == expected.size());
+          std::vector<std::uint32_t> got = out.to_host();
+          // Past the kept ones the output holds the poison still: nothing written out of place.
+          CHECK(std::all_of(got.begin() + static_cast<std::ptrdiff_t>(expected.size()), got.end(),
+                            [](std::uint32_t w) { return w == 0xA5A5A5A5u; }));
+          got.resize(expected.size());
+          CHECK(first_difference(got, expected) == "");
+        }
+      }
     }
   }
 }
 
 TEST_CASE("the split is stable and the partition keeps CUB's order", "[gpu][ch13]") {
   test::require_gpu();
-  for (std::int64_t n : kSizes) {
+  std::vector<std::int64_t> sizes = kSizes;
+  const std::int64_t large = (std::int64_t{1} << 24) + 3;  // every block goes round its ring (random keys, bit 17)
+  sizes.push_back(large);
+  for (std::int64_t n : sizes) {
     for (int keys : {0, 1, 2}) {  // all zeros, all ones, random
+      if (n == large && keys != 2) continue;
       std::vector<std::uint32_t> in =
           keys == 2 ? random_words(n, 11 + n) : std::vector<std::uint32_t>(static_cast<std::size_t>(n), keys ? ~0u : 0u);
       for (int bit : {0, 17, 31}) {
-        INFO("n = " << n << ", keys " << (keys == 2 ? "random" : keys ? "all ones" : "all zeros") << ", bit " << bit);
-        DeviceBuffer<std::uint32_t> d_in(in), d_out(in.size());
-        DeviceBuffer<unsigned long long> zeros(1);
-        DeviceBuffer<std::byte> scratch(scatter_scratch_bytes(n));
-        split_by_bit(d_in.data(), d_out.data(), n, bit, zeros.data(), false, scratch.data(), nullptr);
-        CHECK(first_difference(d_out.to_host(), split_reference(in, BitIsZero{bit}, false)) == "");
-        SCAN_CUDA(cudaMemset(d_out.data(), 0xA5, d_out.bytes()));
-        partition_by_bit(d_in.data(), d_out.data(), n, bit, zeros.data(), scratch.data(), nullptr);
-        CHECK(first_difference(d_out.to_host(), split_reference(in, BitIsZero{bit}, true)) == "");
+        if (n == large && bit != 17) continue;
+        const std::vector<std::uint32_t> stable = split_reference(in, BitIsZero{bit}, false);
+        const std::vector<std::uint32_t> reversed = split_reference(in, BitIsZero{bit}, true);
+        for (const ScatterKernel kernel : kKernels) {
+          for (const Offsets offsets : kOffsets) {
+            if (keys != 2 && offsets.in + offsets.out != 0) continue;  // the pointers are tried on random keys
+            INFO("n = " << n << ", keys " << (keys == 2 ? "random" : keys ? "all ones" : "all zeros") << ", bit "
+                        << bit << ", " << kernel_name(kernel) << ", pointers off by " << offsets.in << " (in) and "
+                        << offsets.out << " (out)");
+            Shifted d_in(in, offsets.in), d_out(n, offsets.out);
+            DeviceBuffer<unsigned long long> zeros(1);
+            DeviceBuffer<std::byte> scratch(scatter_scratch_bytes(n));
+            split_by_bit(d_in.data(), d_out.data(), n, bit, zeros.data(), false, scratch.data(), nullptr, kernel);
+            CHECK(first_difference(d_out.to_host(), stable) == "");
+            SCAN_CUDA(cudaMemset(d_out.buffer.data(), 0xA5, d_out.buffer.bytes()));
+            SCAN_CUDA(cudaMemset(zeros.data(), 0xA5, zeros.bytes()));
+            partition_by_bit(d_in.data(), d_out.data(), n, bit, zeros.data(), scratch.data(), nullptr, kernel);
+            CHECK(first_difference(d_out.to_host(), reversed) == "");
+            unsigned long long count = 0;
+            SCAN_CUDA(cudaMemcpy(&count, zeros.data(), sizeof count, cudaMemcpyDeviceToHost));
+            CHECK(count == static_cast<unsigned long long>(std::count_if(
+                               in.begin(), in.end(), [bit](std::uint32_t k) { return BitIsZero{bit}(k); })));
+          }
+        }
       }
     }
+  }
+}
+
+/// Word i of the large test's input: a bijection of i (an odd multiplier
+/// modulo 2^32), so every word is different and about half are below 2^31.
+__host__ __device__ std::uint32_t large_word(std::int64_t i) {
+  return static_cast<std::uint32_t>(i) * 2654435761u + 12345u;
+}
+
+__global__ void fill_large(std::uint32_t* words, std::int64_t n) {
+  for (std::int64_t i = global_thread_index(); i < n; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    words[i] = large_word(i);
+  }
+}
+
+TEST_CASE("compaction and partition past 2^31 elements", "[gpu][ch13][large]") {
+  test::require_gpu();
+  const std::int64_t n = (std::int64_t{1} << 31) + 1;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SCAN_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t needed = 2 * static_cast<std::size_t>(n) * sizeof(std::uint32_t) + scatter_scratch_bytes(n);
+  if (free_bytes < needed + (std::size_t{1} << 30)) {
+    SKIP("needs about " << (needed >> 30) << " GiB of device memory, " << (free_bytes >> 30) << " GiB free");
+  }
+  DeviceBuffer<std::uint32_t> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+  DeviceBuffer<unsigned long long> count(1);
+  DeviceBuffer<std::byte> scratch(scatter_scratch_bytes(n));
+  fill_large<<<1024, 256>>>(in.data(), n);
+  SCAN_CUDA(cudaDeviceSynchronize());
+  const KeepBelow keep{0x80000000u};
+  for (const ScatterKernel kernel : kKernels) {
+    INFO(kernel_name(kernel));
+    // Compaction: the kept words, in order, then the poison untouched.
+    SCAN_CUDA(cudaMemset(out.data(), 0xA5, out.bytes()));
+    select_if(in.data(), out.data(), n, keep, count.data(), scratch.data(), nullptr, kernel);
+    std::vector<std::uint32_t> got = out.to_host();
+    unsigned long long kept = 0;
+    SCAN_CUDA(cudaMemcpy(&kept, count.data(), sizeof kept, cudaMemcpyDeviceToHost));
+    std::int64_t next = 0, wrong = 0, first_wrong = -1;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::uint32_t w = large_word(i);
+      if (keep(w) && got[static_cast<std::size_t>(next++)] != w && wrong++ == 0) first_wrong = next - 1;
+    }
+    CHECK(kept == static_cast<unsigned long long>(next));
+    for (std::int64_t j = next; j < n; ++j) wrong += got[static_cast<std::size_t>(j)] != 0xA5A5A5A5u;
+    INFO("first wrong output index " << first_wrong);
+    CHECK(wrong == 0);
+    // Partition: the bit-31 zeros in order, the ones from the end backwards.
+    SCAN_CUDA(cudaMemset(out.data(), 0xA5, out.bytes()));
+    partition_by_bit(in.data(), out.data(), n, 31, count.data(), scratch.data(), nullptr, kernel);
+    got = out.to_host();
+    std::int64_t front = 0, back = n - 1;
+    wrong = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::uint32_t w = large_word(i);
+      wrong += got[static_cast<std::size_t>(BitIsZero{31}(w) ? front++ : back--)] != w;
+    }
+    CHECK(front == back + 1);
+    CHECK(wrong == 0);
+    unsigned long long zeros = 0;
+    SCAN_CUDA(cudaMemcpy(&zeros, count.data(), sizeof zeros, cudaMemcpyDeviceToHost));
+    CHECK(zeros == static_cast<unsigned long long>(front));
   }
 }
 
@@ -93,11 +232,14 @@ TEST_CASE("the radix sort from splits sorts", "[gpu][ch13]") {
     std::vector<std::uint32_t> few(static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) few[i] = static_cast<std::uint32_t>(random_bits(5, i) % 7);
     for (const auto& keys : {random_words(n, 21), few, std::vector<std::uint32_t>(static_cast<std::size_t>(n), 42u)}) {
-      INFO("n = " << n);
-      DeviceBuffer<std::uint32_t> d_keys(keys);
-      DeviceBuffer<std::byte> scratch(sort_scratch_bytes(n));
-      radix_sort(d_keys.data(), n, scratch.data(), nullptr);
-      CHECK(first_difference(d_keys.to_host(), sort_reference(keys)) == "");
+      const std::vector<std::uint32_t> sorted = sort_reference(keys);
+      for (const ScatterKernel kernel : kKernels) {
+        INFO("n = " << n << ", " << kernel_name(kernel));
+        DeviceBuffer<std::uint32_t> d_keys(keys);
+        DeviceBuffer<std::byte> scratch(sort_scratch_bytes(n));
+        radix_sort(d_keys.data(), n, scratch.data(), nullptr, kernel);
+        CHECK(first_difference(d_keys.to_host(), sorted) == "");
+      }
     }
   }
 }

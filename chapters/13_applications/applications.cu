@@ -3,6 +3,7 @@
 #include <scan/error.hpp>
 
 #include <algorithm>
+#include <atomic>
 
 namespace scan::ch13 {
 namespace {
@@ -15,12 +16,15 @@ struct ScatterScratch {
   std::size_t reset_bytes;                ///< bytes from `ticket` that start at zero
 };
 
-ScatterScratch take_scatter(Workspace& workspace, std::int64_t n) {
+/// The scratch for n elements in tiles of `tile` elements; the words of
+/// kTile-element tiles are taken in any case (the most any kernel needs),
+/// but only those of `tile`-element tiles are reset.
+ScatterScratch take_scatter(Workspace& workspace, std::int64_t n, int tile = kTile) {
   unsigned* ticket = workspace.take<unsigned>(1);
   auto* words = workspace.take<unsigned long long>(tile_count(n, kTile));
   const std::size_t reset =
       ticket == nullptr ? 0
-                        : static_cast<std::size_t>(reinterpret_cast<const char*>(words + tile_count(n, kTile)) -
+                        : static_cast<std::size_t>(reinterpret_cast<const char*>(words + tile_count(n, tile)) -
                                                    reinterpret_cast<const char*>(ticket));
   return {ticket, words, reset};
 }
@@ -45,20 +49,74 @@ BackOff settle_for(Kernel kernel) {
   return wait;
 }
 
+/// Allows `kernel` `bytes` of dynamic shared memory (more than the default
+/// 48 KiB) on the current device: once per device, off the timed path, as
+/// chapter 11 does (one bit per device remembers where).
+template <class Kernel>
+void allow_shared_bytes(Kernel kernel, std::size_t bytes) {
+  static std::atomic<std::uint64_t> allowed{0};
+  int device = 0;
+  SCAN_CUDA(cudaGetDevice(&device));
+  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
+  if ((allowed.load(std::memory_order_relaxed) & bit) == 0) {
+    SCAN_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    allowed.fetch_or(bit, std::memory_order_relaxed);
+  }
+}
+
+/// Launches the persistent bulk scatter of shape `S`: as many blocks as the
+/// device holds at once (no more than there are tiles), each with the
+/// ring in dynamic shared memory.
+template <BulkShape S, Rejected Mode, class T, class Pred>
+void launch_bulk(const T* in, T* out, std::int64_t n, const ScatterScratch& s, unsigned long long* selected,
+                 Pred pred, cudaStream_t stream) {
+  constexpr int kBulkTile = S.threads * S.items;
+  static_assert(kBulkTile >= kTile, "the scratch holds a state per kTile elements");
+  const auto kernel =
+      bulk_scatter_selected<S.threads, S.items, S.stages, ch11::WalkOf<S.walk, S.windows>, Mode, T, Pred>;
+  constexpr std::size_t kBytes = sizeof(BulkScatterStorage<T, S.threads, S.items, S.stages>);
+  allow_shared_bytes(kernel, kBytes);
+  // Asked once, on the first device (chapter 11 explains why that is enough).
+  static const int resident = resident_blocks(kernel, S.threads, kBytes);
+  const unsigned tiles = tile_count(n, kBulkTile);
+  BackOff wait = S.wait;
+  wait.first_settling_tile = static_cast<unsigned>(resident);
+  kernel<<<std::min<unsigned>(tiles, static_cast<unsigned>(resident)), S.threads, kBytes, stream>>>(
+      in, out, n, s.ticket, ch10::PackedTileState<unsigned>{s.words}, selected, pred, wait);
+}
+
+/// Elements per tile of a scatter kernel.
+int tile_of(ScatterKernel kernel) {
+  switch (kernel) {
+    case ScatterKernel::bulk: return kBulkGrouped.threads * kBulkGrouped.items;
+    case ScatterKernel::bulk_any_prefix: return kBulkAnyPrefix.threads * kBulkAnyPrefix.items;
+    case ScatterKernel::per_tile: break;
+  }
+  return kTile;
+}
+
 /// Runs the scatter kernel of mode `Mode` over n elements.
 template <Rejected Mode, class T, class Pred>
 void scatter(const T* in, T* out, std::int64_t n, unsigned long long* selected, Pred pred, void* scratch,
-             cudaStream_t stream) {
+             cudaStream_t stream, ScatterKernel which) {
   if (n <= 0) return;
   if (n >= (std::int64_t{1} << 32)) {
     throw UsageError("the scatter's counts are 32-bit: n must be below 2^32, not " + std::to_string(n));
   }
   Workspace workspace(static_cast<std::byte*>(scratch), scatter_scratch_bytes(n));
-  const ScatterScratch s = take_scatter(workspace, n);
+  const ScatterScratch s = take_scatter(workspace, n, tile_of(which));
   SCAN_CUDA(cudaMemsetAsync(s.ticket, 0, s.reset_bytes, stream));
-  const auto kernel = scatter_selected<kThreads, kItems, Mode, T, Pred>;
-  kernel<<<tile_count(n, kTile), kThreads, 0, stream>>>(in, out, n, s.ticket, ch10::PackedTileState<unsigned>{s.words},
-                                                        selected, pred, settle_for(kernel));
+  switch (which) {
+    case ScatterKernel::per_tile: {
+      const auto kernel = scatter_selected<kThreads, kItems, Mode, T, Pred>;
+      kernel<<<tile_count(n, kTile), kThreads, 0, stream>>>(in, out, n, s.ticket,
+                                                            ch10::PackedTileState<unsigned>{s.words}, selected, pred,
+                                                            settle_for(kernel));
+      break;
+    }
+    case ScatterKernel::bulk: launch_bulk<kBulkGrouped, Mode>(in, out, n, s, selected, pred, stream); break;
+    case ScatterKernel::bulk_any_prefix: launch_bulk<kBulkAnyPrefix, Mode>(in, out, n, s, selected, pred, stream); break;
+  }
   SCAN_CUDA_LAUNCH();
 }
 
@@ -95,18 +153,19 @@ std::size_t scatter_scratch_bytes(std::int64_t n) {
 
 template <class T>
 void select_if(const T* in, T* out, std::int64_t n, KeepBelow keep, unsigned long long* kept, void* scratch,
-               cudaStream_t stream) {
+               cudaStream_t stream, ScatterKernel kernel) {
   if (n <= 0) {
     SCAN_CUDA(cudaMemsetAsync(kept, 0, sizeof *kept, stream));
     return;
   }
-  scatter<Rejected::dropped>(in, out, n, kept, keep, scratch, stream);
+  scatter<Rejected::dropped>(in, out, n, kept, keep, scratch, stream, kernel);
 }
 template void select_if(const std::int32_t*, std::int32_t*, std::int64_t, KeepBelow, unsigned long long*, void*,
-                        cudaStream_t);
+                        cudaStream_t, ScatterKernel);
 template void select_if(const std::uint32_t*, std::uint32_t*, std::int64_t, KeepBelow, unsigned long long*, void*,
-                        cudaStream_t);
-template void select_if(const float*, float*, std::int64_t, KeepBelow, unsigned long long*, void*, cudaStream_t);
+                        cudaStream_t, ScatterKernel);
+template void select_if(const float*, float*, std::int64_t, KeepBelow, unsigned long long*, void*, cudaStream_t,
+                        ScatterKernel);
 
 /// Writes the count of zeros of bit `bit`, `*zeros = n - ones[bit]`, where the
 /// next split reads it (on the device: the host never waits for a count).
@@ -115,7 +174,7 @@ __global__ void zeros_from_ones(const unsigned long long* ones, int bit, std::in
 }
 
 void split_by_bit(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, int bit, unsigned long long* zeros,
-                  bool counted, void* scratch, cudaStream_t stream) {
+                  bool counted, void* scratch, cudaStream_t stream, ScatterKernel kernel) {
   if (n <= 0) return;
   if (!counted) {
     // The stable split must know how many zeros there are before it places a one.
@@ -124,13 +183,13 @@ void split_by_bit(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, i
                                                                                               BitIsZero{bit});
     SCAN_CUDA_LAUNCH();
   }
-  scatter<Rejected::in_order>(in, out, n, zeros, BitIsZero{bit}, scratch, stream);
+  scatter<Rejected::in_order>(in, out, n, zeros, BitIsZero{bit}, scratch, stream, kernel);
 }
 
 void partition_by_bit(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, int bit,
-                      unsigned long long* zeros, void* scratch, cudaStream_t stream) {
+                      unsigned long long* zeros, void* scratch, cudaStream_t stream, ScatterKernel kernel) {
   if (n <= 0) return;
-  scatter<Rejected::reversed>(in, out, n, zeros, BitIsZero{bit}, scratch, stream);
+  scatter<Rejected::reversed>(in, out, n, zeros, BitIsZero{bit}, scratch, stream, kernel);
 }
 
 std::size_t sort_scratch_bytes(std::int64_t n) {
@@ -142,7 +201,7 @@ std::size_t sort_scratch_bytes(std::int64_t n) {
 }
 
 // [radix sort]
-void radix_sort(std::uint32_t* keys, std::int64_t n, void* scratch, cudaStream_t stream) {
+void radix_sort(std::uint32_t* keys, std::int64_t n, void* scratch, cudaStream_t stream, ScatterKernel kernel) {
   if (n <= 1) return;
   Workspace workspace(static_cast<std::byte*>(scratch), sort_scratch_bytes(n));
   std::uint32_t* other = workspace.take<std::uint32_t>(static_cast<std::size_t>(n));
@@ -158,7 +217,7 @@ void radix_sort(std::uint32_t* keys, std::int64_t n, void* scratch, cudaStream_t
   for (int bit = 0; bit < 32; ++bit) {
     zeros_from_ones<<<1, 1, 0, stream>>>(ones, bit, n, zeros);
     SCAN_CUDA_LAUNCH();
-    split_by_bit(from, to, n, bit, zeros, true, split_scratch, stream);
+    split_by_bit(from, to, n, bit, zeros, true, split_scratch, stream, kernel);
     std::swap(from, to);
   }
   // 32 splits: the keys are back in `keys`.

@@ -66,60 +66,42 @@ enum class Rejected {
   in_order,  ///< after the selected ones, in input order: a stable split (needs the selected total first)
 };
 
+/// Which kernel moves the elements of a compaction, split or partition.
+/// All of them compute the same thing; the program times them side by side.
+enum class ScatterKernel {
+  per_tile,         ///< scatter_selected(): one block per tile, in ticket order
+  bulk,             ///< bulk_scatter_selected() with kBulkGrouped: persistent blocks, bulk copies
+  bulk_any_prefix,  ///< the same with kBulkAnyPrefix (chapter 10's look-back, read wide)
+};
+
 // kit: region gather from "unsigned front = before;"
 // kit: to end
-// kit: todo The tile's scatter, after its count scan and look-back. Gather in shared memory: thread t's
-// kit: todo selected items go to staged[before], staged[before + 1], ... in order; unless Mode drops
-// kit: todo them, its rejected items follow all the tile's selected ones, in order (the rejected items
-// kit: todo before thread t number t * Items - before). Barrier. Then consecutive threads write
-// kit: todo consecutive entries of staged: the i-th selected element of the tile goes to
-// kit: todo out[selected_before + i]; a rejected one goes to n - 1 - (rejected before it) for
+// kit: todo The tile's scatter, after its count scan and look-back (both kernels call this function).
+// kit: todo Gather in shared memory: thread t's selected items go to staged[before], staged[before + 1],
+// kit: todo ... in order; unless Mode drops them, its rejected items follow all the tile's selected ones,
+// kit: todo in order (the rejected items before thread t number t * Items - before). Barrier. Then
+// kit: todo consecutive threads write consecutive entries of staged: the i-th selected element of the
+// kit: todo tile goes to out[selected_before + i]; a rejected one goes to n - 1 - (rejected before it) for
 // kit: todo Rejected::reversed, to *selected_total + (rejected before it) for Rejected::in_order. The
 // kit: todo tile that ends the array writes *selected_total (not for in_order, which reads it).
-// kit: stub (void)out; (void)n; (void)staged; (void)selected_total; (void)before; (void)picked;
+// kit: stub (void)out; (void)n; (void)span; (void)items; (void)picked; (void)before; (void)tile_count;
+// kit: stub (void)selected_before; (void)selected_total; (void)staged;
 // [scatter kernel]
-/// One block per tile, in ticket order. Each thread counts the elements of
-/// its items the predicate selects; the block scans the counts (chapter 06);
-/// the tile publishes its count and looks back for the count of everything
-/// selected before it (chapter 10, over counts: an exclusive sum). Then the
-/// tile's selected elements are gathered in shared memory, in order, and
+/// The second half of every scatter kernel: given a tile's items, which
+/// of them the predicate picked, this thread's count of picked items before
+/// its own (`before`), the tile's count and (in shared memory, ready after
+/// the barrier below) the count of everything selected before the tile,
+/// it writes the tile's part of the output. The selected elements are
+/// gathered in shared memory (`staged`, a tile's worth), in order, and
 /// written out as one contiguous run, so the scatter stays coalesced; the
-/// rejected ones likewise, where `Mode` sends them. The last tile writes
-/// the total selected. `ticket` and the states must be zero at launch;
-/// `selected_total` is read (Rejected::in_order) or written (the others).
-template <int Threads, int Items, Rejected Mode, class T, class Pred>
-__global__ void __launch_bounds__(Threads)
-    scatter_selected(const T* in, T* out, std::int64_t n, unsigned* ticket, ch10::PackedTileState<unsigned> state,
-                     unsigned long long* selected_total, Pred pred, BackOff wait) {
-  constexpr int kTileSize = Threads * Items;
-  __shared__ ch11::WarpTileStorage<T, Threads, Items> storage;
-  __shared__ T staged[kTileSize];
-  __shared__ ch06::BlockScanStorage<unsigned> count_scan;
-  __shared__ unsigned selected_before;
-  const unsigned tile = ch09::take_ticket(ticket);
-  const TileSpan span = tile_span(tile, kTileSize, n);
-
-  T items[Items];
-  ch11::WarpTileIo::load<Threads, Items>(in, span.start, span.valid, items, storage, T{});
-  bool picked[Items];
-  unsigned count = 0;
-#pragma unroll
-  for (int j = 0; j < Items; ++j) {
-    picked[j] = static_cast<int>(threadIdx.x) * Items + j < span.valid && pred(items[j]);
-    count += picked[j];
-  }
-  unsigned tile_count;
-  const unsigned before = ch06::block_exclusive_scan(count, Add{}, count_scan, tile_count);
-  if (threadIdx.x < ch06::kWarpSize) {
-    if (threadIdx.x == 0) state.publish(tile, tile == 0 ? Status::prefix : Status::aggregate, tile_count);
-    unsigned prefix = 0;
-    if (tile != 0) {
-      wait.settle(tile);
-      prefix = ch10::look_back_warp<unsigned>(state, tile, Add{}, wait);
-      if (threadIdx.x == 0) state.publish(tile, Status::prefix, prefix + tile_count);
-    }
-    if (threadIdx.x == 0) selected_before = prefix;
-  }
+/// rejected ones likewise, where `Mode` sends them. The tile that ends the
+/// array writes the total selected. `staged` must be free to overwrite:
+/// no thread may still read it.
+template <int Threads, int Items, Rejected Mode, class T>
+__device__ __forceinline__ void scatter_tile(T* out, std::int64_t n, TileSpan span, const T (&items)[Items],
+                                             const bool (&picked)[Items], unsigned before, unsigned tile_count,
+                                             const unsigned& selected_before, unsigned long long* selected_total,
+                                             T* staged) {
   // Gather: selected elements at the front of `staged`, in order; the
   // rejected ones after them, in order.
   unsigned front = before;
@@ -153,7 +135,191 @@ __global__ void __launch_bounds__(Threads)
     *selected_total = selected + tile_count;
   }
 }
+
+/// Marks the items `pred` selects among the first `valid` of the tile
+/// (blocked: thread t holds elements t * Items ...) and returns how many.
+template <int Items, class T, class Pred>
+__device__ __forceinline__ unsigned pick(const T (&items)[Items], int valid, Pred pred, bool (&picked)[Items]) {
+  unsigned count = 0;
+#pragma unroll
+  for (int j = 0; j < Items; ++j) {
+    picked[j] = static_cast<int>(threadIdx.x) * Items + j < valid && pred(items[j]);
+    count += picked[j];
+  }
+  return count;
+}
+
+/// One block per tile, in ticket order. Each thread counts the elements of
+/// its items the predicate selects; the block scans the counts (chapter 06);
+/// the tile publishes its count and looks back for the count of everything
+/// selected before it (chapter 10, over counts: an exclusive sum). Then
+/// scatter_tile() writes the tile out. `ticket` and the states must be zero
+/// at launch; `selected_total` is read (Rejected::in_order) or written (the
+/// others).
+template <int Threads, int Items, Rejected Mode, class T, class Pred>
+__global__ void __launch_bounds__(Threads)
+    scatter_selected(const T* in, T* out, std::int64_t n, unsigned* ticket, ch10::PackedTileState<unsigned> state,
+                     unsigned long long* selected_total, Pred pred, BackOff wait) {
+  constexpr int kTileSize = Threads * Items;
+  __shared__ ch11::WarpTileStorage<T, Threads, Items> storage;
+  __shared__ T staged[kTileSize];
+  __shared__ ch06::BlockScanStorage<unsigned> count_scan;
+  __shared__ unsigned selected_before;
+  const unsigned tile = ch09::take_ticket(ticket);
+  const TileSpan span = tile_span(tile, kTileSize, n);
+
+  T items[Items];
+  ch11::WarpTileIo::load<Threads, Items>(in, span.start, span.valid, items, storage, T{});
+  bool picked[Items];
+  const unsigned count = pick(items, span.valid, pred, picked);
+  unsigned tile_count;
+  const unsigned before = ch06::block_exclusive_scan(count, Add{}, count_scan, tile_count);
+  if (threadIdx.x < ch06::kWarpSize) {
+    if (threadIdx.x == 0) state.publish(tile, tile == 0 ? Status::prefix : Status::aggregate, tile_count);
+    unsigned prefix = 0;
+    if (tile != 0) {
+      wait.settle(tile);
+      prefix = ch10::look_back_warp<unsigned>(state, tile, Add{}, wait);
+      if (threadIdx.x == 0) state.publish(tile, Status::prefix, prefix + tile_count);
+    }
+    if (threadIdx.x == 0) selected_before = prefix;
+  }
+  // `staged` is the block's own: the gather may start while warp 0 still
+  // looks back (scatter_tile() reads `selected_before` after its barrier).
+  scatter_tile<Threads, Items, Mode>(out, n, span, items, picked, before, tile_count, selected_before,
+                                     selected_total, staged);
+}
 // [scatter kernel]
+
+// [bulk scatter]
+/// The shape of a persistent bulk scatter: chapter 11's knobs.
+struct BulkShape {
+  int threads;     ///< threads per block
+  int items;       ///< items per thread (a multiple of 4)
+  int stages;      ///< tiles in the ring (at least 3)
+  ch11::Walk walk; ///< how the look-back combines (over counts, every walk gives the same sums)
+  int windows;     ///< windows (or groups) of 32 tiles a look-back reads per trip
+  BackOff wait;    ///< how a tile waits
+};
+
+/// Chapter 11's `deterministic` recipe, its fastest for large inputs:
+/// 256 x 16 tiles, 4 stages (three blocks per SM at 4-byte elements), the
+/// grouped look-back reading 4 groups per trip, spinning.
+inline constexpr BulkShape kBulkGrouped{256, 16, 4, ch11::Walk::grouped, 4, ch10::kSpin};
+/// The same with chapter 10's look-back (any published prefix ends it),
+/// reading 4 windows per trip.
+inline constexpr BulkShape kBulkAnyPrefix{256, 16, 4, ch11::Walk::any_prefix, 4, ch10::kSpin};
+
+/// Shared memory of bulk_scatter_selected(): chapter 11's ring (the stages,
+/// their barriers and tile numbers; its other fields go unused), the block
+/// scan of the counts and the count selected before the tile.
+template <class T, int Threads, int Items, int Stages>
+struct BulkScatterStorage {
+  ch11::BulkStorage<T, Threads, Items, Stages> ring;  ///< the tiles in flight
+  ch06::BlockScanStorage<unsigned> counts;             ///< the block scan of thread counts
+  unsigned selected_before;                            ///< from the look-back, for the whole block
+};
+
+/// Chapter 11's persistent bulk kernel, scanning counts and scattering.
+///
+/// Thread 0 takes the tickets and loads the tiles with bulk copies into a
+/// ring of `Stages` shared-memory stages (chapter 11's BulkTiles), so the
+/// reads of the next tiles are under way while this one is counted, looked
+/// back for and written. For each tile k the block
+///  1. (as soon as tile k + 1 has landed) counts tile k + 1's selected
+///     items, scans the counts and publishes tile k + 1's count: a look-back
+///     of another block never waits for a tile this block already holds;
+///  2. looks back for tile k (warp 0), while the other warps read tile k's
+///     items out of their stage again and pick them again (cheaper than
+///     keeping them: registers are what limits the blocks per SM);
+///  3. gathers tile k's selected items in the stage itself, which its
+///     items have just left (no second tile of shared memory, so the ring
+///     keeps its blocks per SM), and writes them as one coalesced run.
+/// Only the input travels in bulk: the output runs start anywhere, so the
+/// threads write them. Tiles whose input cannot travel in bulk (the last,
+/// partial one, or an input not 16-byte aligned) are read by the threads.
+/// `ticket` and the tile states must be zero at launch.
+template <int Threads, int Items, int Stages, class Walker, Rejected Mode, class T, class Pred>
+__global__ void __launch_bounds__(Threads)
+    bulk_scatter_selected(const T* in, T* out, std::int64_t n, unsigned* ticket,
+                          ch10::PackedTileState<unsigned> state, unsigned long long* selected_total, Pred pred,
+                          BackOff wait) {
+  static_assert(Stages >= 3, "one stage written, one counted ahead, one being refilled");
+  using Tiles = ch11::BulkTiles<Threads, Items, Stages, T>;
+  using Storage = BulkScatterStorage<T, Threads, Items, Stages>;
+  auto& shared = *dynamic_shared<Storage>();
+  // The output is written by the threads, so only the input's alignment counts.
+  const Tiles ring{shared.ring, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, Tiles::kTile)),
+                   reinterpret_cast<std::uintptr_t>(in) % 16 == 0};
+  // Step 1 for `tile`: its count, published, and each thread's count of
+  // selected items before its own (`before`).
+  const auto count_tile = [&](unsigned tile, int stage, unsigned& before) {
+    T items[Items];
+    bool picked[Items];
+    ring.template read<Add>(tile, stage, items);
+    const unsigned count = pick(items, tile_span(tile, Tiles::kTile, n).valid, pred, picked);
+    unsigned tile_count;
+    before = ch06::block_exclusive_scan(count, Add{}, shared.counts, tile_count);
+    if (threadIdx.x == 0) {
+      state.publish(tile, tile == 0 && !Walker::kGrouped ? Status::prefix : Status::aggregate, tile_count);
+    }
+    return tile_count;
+  };
+
+  if (threadIdx.x == 0) ch11::init_ring<decltype(shared.ring), Stages>(shared.ring);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages - 1; ++s) ring.refill(s, ticket);
+  }
+  unsigned tile = ring.arrived(0);
+  if (tile >= ring.tiles) return;
+  unsigned before;
+  unsigned count = count_tile(tile, 0, before);
+  __syncthreads();  // every thread has read the count scan's storage before step 1 uses it again
+  for (unsigned i = 0;; ++i) {
+    const int stage = static_cast<int>(i % Stages);
+    // 1. Look ahead: the next tile's count goes out before our look-back.
+    const unsigned next = ring.arrived(i + 1);
+    unsigned next_before = 0;
+    unsigned next_count = 0;
+    if (next < ring.tiles) next_count = count_tile(next, static_cast<int>((i + 1) % Stages), next_before);
+    // 2. The look-back for this tile (warp 0); everyone takes its items
+    //    out of the stage again.
+    if (threadIdx.x < ch06::kWarpSize) {
+      unsigned prefix = 0;
+      if (tile != 0 || Walker::kGrouped) {
+        wait.settle(tile);
+        const ch11::Resolved<unsigned> r = Walker::template resolve<unsigned>(state, tile, count, Add{}, wait, 0u);
+        if (threadIdx.x == 0 && r.publish) state.publish(tile, Status::prefix, r.inclusive);
+        prefix = r.exclusive;
+      }
+      if (threadIdx.x == 0) shared.selected_before = prefix;
+    }
+    T items[Items];
+    bool picked[Items];
+    ring.template read<Add>(tile, stage, items);
+    const TileSpan span = tile_span(tile, Tiles::kTile, n);
+    (void)pick(items, span.valid, pred, picked);
+    __syncthreads();  // the stage is read out (it may be overwritten), and the prefix is known
+    // 3. Gather in the stage and write the runs.
+    scatter_tile<Threads, Items, Mode>(out, n, span, items, picked, before, count, shared.selected_before,
+                                          selected_total, shared.ring.stage[stage]);
+    // The gather wrote the stage through ordinary stores; a bulk copy will
+    // write it again. This fence orders the two (they are different
+    // "proxies" of shared memory); the barriers of the next iteration then
+    // come before thread 0 refills it.
+    ch11::tma::fence_shared_writes();
+    // Refill the previous tile's stage: its runs were written in the last
+    // iteration, and barriers have passed since. (This tile's stage may
+    // still be read by other threads.)
+    if (threadIdx.x == 0) ring.refill(static_cast<int>((i + Stages - 1) % Stages), ticket);
+    if (next >= ring.tiles) break;
+    tile = next;
+    before = next_before;
+    count = next_count;
+  }
+}
+// [bulk scatter]
 
 /// Counts, for every bit b, the keys whose bit b is 1 (`ones[b]`, which
 /// must be zero at launch): the totals every split of a radix sort needs,
@@ -199,27 +365,28 @@ struct Compose {
 // The launches, as a program calls them: device pointers, scratch memory
 // allocated beforehand (the *_scratch_bytes functions), nothing synchronized.
 
-/// Scratch bytes the scatter launches need for n elements.
+/// Scratch bytes the scatter launches need for n elements (with any ScatterKernel).
 std::size_t scatter_scratch_bytes(std::int64_t n);
 
 /// Stream compaction: writes the elements of in[0, n) that `keep` selects to
 /// `out`, in order, and their number to `*kept` (device memory). T: a
-/// 4-byte type.
+/// 4-byte type. n below 2^32 (the counts are 32-bit).
 template <class T>
 void select_if(const T* in, T* out, std::int64_t n, KeepBelow keep, unsigned long long* kept, void* scratch,
-               cudaStream_t stream);
+               cudaStream_t stream, ScatterKernel kernel = ScatterKernel::bulk);
 
 /// The split of a radix sort: the keys whose bit `bit` is 0, then those
 /// whose bit is 1, each in input order. `zeros` (device memory) receives
 /// the number of zeros; pass `counted` to use that count as given (made by
 /// count_ones_per_bit: zeros = n - ones) instead of counting first.
 void split_by_bit(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, int bit, unsigned long long* zeros,
-                  bool counted, void* scratch, cudaStream_t stream);
+                  bool counted, void* scratch, cudaStream_t stream, ScatterKernel kernel = ScatterKernel::bulk);
 
 /// cub::DevicePartition::If's contract, in one pass: the keys whose bit
 /// `bit` is 0 in order, then the others from the end backwards (not stable).
 void partition_by_bit(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, int bit,
-                      unsigned long long* zeros, void* scratch, cudaStream_t stream);
+                      unsigned long long* zeros, void* scratch, cudaStream_t stream,
+                      ScatterKernel kernel = ScatterKernel::bulk);
 
 /// Scratch bytes radix_sort() needs for n keys.
 std::size_t sort_scratch_bytes(std::int64_t n);
@@ -227,7 +394,8 @@ std::size_t sort_scratch_bytes(std::int64_t n);
 /// An LSD radix sort of 32-bit keys from 32 splits, one bit at a time: one
 /// read of the keys counts every bit, then each split moves every key once.
 /// `keys` is sorted in place (through a second buffer in the scratch).
-void radix_sort(std::uint32_t* keys, std::int64_t n, void* scratch, cudaStream_t stream);
+void radix_sort(std::uint32_t* keys, std::int64_t n, void* scratch, cudaStream_t stream,
+                ScatterKernel kernel = ScatterKernel::bulk);
 
 /// Scratch bytes linear_recurrence() needs for n elements.
 std::size_t recurrence_scratch_bytes(std::int64_t n);

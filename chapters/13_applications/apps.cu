@@ -115,6 +115,27 @@ __global__ void unpack_x(const std::uint64_t* maps, float* x, std::int64_t n) {
   }
 }
 
+/// The scatter kernels the program times side by side, in table order.
+constexpr ScatterKernel kScatterKernels[] = {ScatterKernel::per_tile, ScatterKernel::bulk,
+                                             ScatterKernel::bulk_any_prefix};
+
+/// How a row names a scatter kernel (no commas: the CSV does not quote).
+std::string kernel_label(ScatterKernel kernel) {
+  switch (kernel) {
+    case ScatterKernel::per_tile: return "per tile";
+    case ScatterKernel::bulk: return "bulk persistent";
+    case ScatterKernel::bulk_any_prefix: return "bulk persistent; any-prefix look-back";
+  }
+  return "?";
+}
+
+/// Fills a device buffer with a byte pattern no kernel writes on purpose,
+/// so that a check after a run sees every element the run left unwritten.
+template <class T>
+void poison(DeviceBuffer<T>& buffer) {
+  SCAN_CUDA(cudaMemset(buffer.data(), 0xA5, buffer.bytes()));
+}
+
 /// One row of the results table.
 struct Row {
   std::string app;       ///< compact, split, sort, recurrence
@@ -272,15 +293,25 @@ void run_compact(const AppOptions& o, Session& session) {
                ? std::string()
                : "the kept elements differ from the reference";
   };
-  session.measure({"compact", "single-pass", param, n, bytes},
-                  [&] { select_if(d_in.data(), d_out.data(), n, keep, d_kept.data(), scratch.data(), nullptr); },
-                  check);
+  // Every kernel on the same input; the output is poisoned before each, so
+  // a kernel's check never sees what the one before it wrote.
+  for (const ScatterKernel kernel : kScatterKernels) {
+    poison(d_out);
+    poison(d_kept);
+    session.measure({"compact", "single-pass (" + kernel_label(kernel) + ")", param, n, bytes},
+                    [&] {
+                      select_if(d_in.data(), d_out.data(), n, keep, d_kept.data(), scratch.data(), nullptr, kernel);
+                    },
+                    check);
+  }
   if (!o.baselines) return;
   std::size_t cub_bytes = 0;
   SCAN_CUDA(cub::DeviceSelect::If(nullptr, cub_bytes, d_in.data(), d_out.data(), d_kept.data(), n, keep));
   DeviceBuffer<std::byte> cub_scratch(cub_bytes);
   Row library{"compact", "cub::DeviceSelect::If", param, n, bytes};
   library.library = true;
+  poison(d_out);
+  poison(d_kept);
   session.measure(library,
                   [&] {
                     SCAN_CUDA(cub::DeviceSelect::If(cub_scratch.data(), cub_bytes, d_in.data(), d_out.data(),
@@ -307,18 +338,31 @@ void run_split(const AppOptions& o, Session& session) {
   const auto check_against = [&](const std::vector<std::uint32_t>& expected) {
     return [&] { return first_difference(d_out.to_host(), expected); };
   };
-  session.measure({"split", "stable (count then one pass)", param, n, bytes},
-                  [&] { split_by_bit(d_in.data(), d_out.data(), n, o.bit, d_zeros.data(), false, scratch.data(), nullptr); },
-                  check_against(stable));
-  session.measure({"split", "partition (one pass: ones reversed)", param, n, bytes},
-                  [&] { partition_by_bit(d_in.data(), d_out.data(), n, o.bit, d_zeros.data(), scratch.data(), nullptr); },
-                  check_against(reversed));
+  for (const ScatterKernel kernel : kScatterKernels) {
+    poison(d_out);
+    session.measure({"split", "stable (count then one pass; " + kernel_label(kernel) + ")", param, n, bytes},
+                    [&] {
+                      split_by_bit(d_in.data(), d_out.data(), n, o.bit, d_zeros.data(), false, scratch.data(), nullptr,
+                                   kernel);
+                    },
+                    check_against(stable));
+  }
+  for (const ScatterKernel kernel : kScatterKernels) {
+    poison(d_out);
+    session.measure({"split", "partition (one pass: ones reversed; " + kernel_label(kernel) + ")", param, n, bytes},
+                    [&] {
+                      partition_by_bit(d_in.data(), d_out.data(), n, o.bit, d_zeros.data(), scratch.data(), nullptr,
+                                       kernel);
+                    },
+                    check_against(reversed));
+  }
   if (!o.baselines) return;
   std::size_t cub_bytes = 0;
   SCAN_CUDA(cub::DevicePartition::If(nullptr, cub_bytes, d_in.data(), d_out.data(), d_zeros.data(), n, zero));
   DeviceBuffer<std::byte> cub_scratch(cub_bytes);
   Row library{"split", "cub::DevicePartition::If", param, n, bytes};
   library.library = true;
+  poison(d_out);
   session.measure(library,
                   [&] {
                     SCAN_CUDA(cub::DevicePartition::If(cub_scratch.data(), cub_bytes, d_in.data(), d_out.data(),
@@ -338,12 +382,14 @@ void run_sort(const AppOptions& o, Session& session) {
   session.copy_ceiling("sort", d_in.data(), d_keys.data(), d_in.bytes());
   const auto check = [&] { return first_difference(d_keys.to_host(), expected); };
   // Each run sorts a fresh copy of the input (the copy is timed with it).
-  session.measure({"sort", "32 splits of one bit", "32-bit keys", n, bytes},
-                  [&] {
-                    SCAN_CUDA(cudaMemcpyAsync(d_keys.data(), d_in.data(), d_in.bytes(), cudaMemcpyDeviceToDevice));
-                    radix_sort(d_keys.data(), n, scratch.data(), nullptr);
-                  },
-                  check);
+  for (const ScatterKernel kernel : {ScatterKernel::per_tile, ScatterKernel::bulk}) {
+    session.measure({"sort", "32 splits of one bit (" + kernel_label(kernel) + ")", "32-bit keys", n, bytes},
+                    [&] {
+                      SCAN_CUDA(cudaMemcpyAsync(d_keys.data(), d_in.data(), d_in.bytes(), cudaMemcpyDeviceToDevice));
+                      radix_sort(d_keys.data(), n, scratch.data(), nullptr, kernel);
+                    },
+                    check);
+  }
   if (!o.baselines) return;
   std::size_t cub_bytes = 0;
   SCAN_CUDA(cub::DeviceRadixSort::SortKeys(nullptr, cub_bytes, d_in.data(), d_keys.data(), n));
