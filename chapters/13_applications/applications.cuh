@@ -95,13 +95,13 @@ enum class ScatterKernel {
 /// gathered in shared memory (`staged`, a tile's worth), in order, and
 /// written out as one contiguous run, so the scatter stays coalesced; the
 /// rejected ones likewise, where `Mode` sends them. The tile that ends the
-/// array writes the total selected. `staged` must be free to overwrite:
-/// no thread may still read it.
-template <int Threads, int Items, Rejected Mode, class T>
+/// array writes the total selected. `staged` (a pointer, or anything
+/// indexed like one) must be free to overwrite: no thread may still read it.
+template <int Threads, int Items, Rejected Mode, class T, class Staged>
 __device__ __forceinline__ void scatter_tile(T* out, std::int64_t n, TileSpan span, const T (&items)[Items],
                                              const bool (&picked)[Items], unsigned before, unsigned tile_count,
                                              const unsigned& selected_before, unsigned long long* selected_total,
-                                             T* staged) {
+                                             Staged staged) {
   // Gather: selected elements at the front of `staged`, in order; the
   // rejected ones after them, in order.
   unsigned front = before;
@@ -202,6 +202,26 @@ struct BulkShape {
   BackOff wait;    ///< how a tile waits
 };
 
+/// A tile in shared memory whose element p lives at p ^ (p / 32 mod 32):
+/// each row of 32 elements (one per bank) is permuted by its row number.
+///
+/// The gather of scatter_tile() has thread t write its selected items from
+/// position `before`, about t * Items * (fraction kept): when nearly all
+/// are kept, the 32 lanes of a warp write 16 (or 32) elements apart, into
+/// two banks (or one), a 16-way (32-way) conflict on every store. Through
+/// the swizzle, lane l's position 32 t + j lands in bank j xor (t mod 32),
+/// and 16 t + j in bank 16 (l mod 2) + j, its low four bits flipped by l / 2:
+/// a different bank for every lane. The rejected items, gathered from the
+/// back, fare the same. Reading consecutive positions (the write loop)
+/// permutes a row: no conflict either. The tile keeps its size, so the
+/// gather can use a stage of the ring.
+template <class T>
+struct SwizzledTile {
+  T* elements;  ///< the tile's storage
+  /// Element p of the tile.
+  __device__ __forceinline__ T& operator[](unsigned p) const { return elements[p ^ ((p / 32) % 32)]; }
+};
+
 /// Chapter 11's `deterministic` recipe, its fastest for large inputs:
 /// 256 x 16 tiles, 4 stages (three blocks per SM at 4-byte elements), the
 /// grouped look-back reading 4 groups per trip, spinning.
@@ -234,7 +254,9 @@ struct BulkScatterStorage {
 ///     keeping them: registers are what limits the blocks per SM);
 ///  3. gathers tile k's selected items in the stage itself, which its
 ///     items have just left (no second tile of shared memory, so the ring
-///     keeps its blocks per SM), and writes them as one coalesced run.
+///     keeps its blocks per SM), through a swizzle that spares the gather
+///     its bank conflicts (SwizzledTile), and writes them as one coalesced
+///     run: scatter_tile(), the same code as the per-tile kernel's.
 /// Only the input travels in bulk: the output runs start anywhere, so the
 /// threads write them. Tiles whose input cannot travel in bulk (the last,
 /// partial one, or an input not 16-byte aligned) are read by the threads.
@@ -303,7 +325,7 @@ __global__ void __launch_bounds__(Threads)
     __syncthreads();  // the stage is read out (it may be overwritten), and the prefix is known
     // 3. Gather in the stage and write the runs.
     scatter_tile<Threads, Items, Mode>(out, n, span, items, picked, before, count, shared.selected_before,
-                                          selected_total, shared.ring.stage[stage]);
+                                       selected_total, SwizzledTile<T>{shared.ring.stage[stage]});
     // The gather wrote the stage through ordinary stores; a bulk copy will
     // write it again. This fence orders the two (they are different
     // "proxies" of shared memory); the barriers of the next iteration then
