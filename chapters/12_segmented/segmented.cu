@@ -17,10 +17,25 @@ std::vector<Variant> variants() {
       gpu_variant<SegmentedScan<Construction::transformed, Marks::heads>>(),
       gpu_variant<SegmentedScan<Construction::direct, Marks::heads>>(),
       gpu_variant<SegmentedScan<Construction::direct, Marks::keys>>(),
+      // Chapter 11's bulk kernel with (value, flag) pairs and the grouped walk.
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads>>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::keys>>(),
       // Sweep points: spinning instead of settling, another tile shape.
       gpu_variant<SegmentedScan<Construction::transformed, Marks::heads, kSpin>, SweepCombos>(),
       gpu_variant<SegmentedScan<Construction::direct, Marks::heads, kSpin>, SweepCombos>(),
       gpu_variant<SegmentedScan<Construction::direct, Marks::heads, ch10::kSettle, 256, 16>, SweepCombos>(),
+      // The bulk kernel's knobs: the other construction; a shallower ring
+      // with three blocks per SM instead of two; tiles of 3072 elements, so
+      // that four stages with their flags (60 KiB) still let three blocks
+      // share an SM; the same 80 KiB with twice the threads; smaller tiles
+      // in a deeper ring; one group per trip.
+      gpu_variant<BulkSegmentedScan<Construction::transformed, Marks::heads>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, 256, 16, 3>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, 192, 16, 4>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, 512, 8, 4>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, 256, 8, 6>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, kBulkThreads, kBulkItems, kBulkStages, 1>,
+                  SweepCombos>(),
   };
 }
 
