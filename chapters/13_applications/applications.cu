@@ -41,27 +41,14 @@ unsigned count_blocks() {
 }
 
 /// The settle of chapter 10's packed-settle variant, with the first wave exempt.
-template <class Kernel>
-BackOff settle_for(Kernel kernel) {
-  static const int resident = resident_blocks(kernel, kThreads);
+/// (One count per kernel: kernels of one signature share a pointer type,
+/// so the kernel itself is the template argument.)
+template <auto Kernel>
+BackOff settle_for() {
+  static const int resident = resident_blocks(Kernel, kThreads);
   BackOff wait = ch10::kSettle;
   wait.first_settling_tile = static_cast<unsigned>(resident);
   return wait;
-}
-
-/// Allows `kernel` `bytes` of dynamic shared memory (more than the default
-/// 48 KiB) on the current device: once per device, off the timed path, as
-/// chapter 11 does (one bit per device remembers where).
-template <class Kernel>
-void allow_shared_bytes(Kernel kernel, std::size_t bytes) {
-  static std::atomic<std::uint64_t> allowed{0};
-  int device = 0;
-  SCAN_CUDA(cudaGetDevice(&device));
-  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
-  if ((allowed.load(std::memory_order_relaxed) & bit) == 0) {
-    SCAN_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-    allowed.fetch_or(bit, std::memory_order_relaxed);
-  }
 }
 
 /// Launches the persistent bulk scatter of shape `S`: as many blocks as the
@@ -75,7 +62,18 @@ void launch_bulk(const T* in, T* out, std::int64_t n, const ScatterScratch& s, u
   const auto kernel =
       bulk_scatter_selected<S.threads, S.items, S.stages, ch11::WalkOf<S.walk, S.windows>, Mode, T, Pred>;
   constexpr std::size_t kBytes = sizeof(BulkScatterStorage<T, S.threads, S.items, S.stages>);
-  allow_shared_bytes(kernel, kBytes);
+  // The opt-in to more than 48 KiB of dynamic shared memory belongs to the
+  // kernel and the current device: set once per device, off the timed path,
+  // as chapter 11 does (one bit per device remembers where; this function
+  // is instantiated once per kernel, so is the bit set).
+  static std::atomic<std::uint64_t> allowed{0};
+  int device = 0;
+  SCAN_CUDA(cudaGetDevice(&device));
+  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
+  if ((allowed.load(std::memory_order_relaxed) & bit) == 0) {
+    SCAN_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBytes)));
+    allowed.fetch_or(bit, std::memory_order_relaxed);
+  }
   // Asked once, on the first device (chapter 11 explains why that is enough).
   static const int resident = resident_blocks(kernel, S.threads, kBytes);
   const unsigned tiles = tile_count(n, kBulkTile);
@@ -108,10 +106,10 @@ void scatter(const T* in, T* out, std::int64_t n, unsigned long long* selected, 
   SCAN_CUDA(cudaMemsetAsync(s.ticket, 0, s.reset_bytes, stream));
   switch (which) {
     case ScatterKernel::per_tile: {
-      const auto kernel = scatter_selected<kThreads, kItems, Mode, T, Pred>;
+      constexpr auto kernel = &scatter_selected<kThreads, kItems, Mode, T, Pred>;
       kernel<<<tile_count(n, kTile), kThreads, 0, stream>>>(in, out, n, s.ticket,
                                                             ch10::PackedTileState<unsigned>{s.words}, selected, pred,
-                                                            settle_for(kernel));
+                                                            settle_for<kernel>());
       break;
     }
     case ScatterKernel::bulk: launch_bulk<kBulkGrouped, Mode>(in, out, n, s, selected, pred, stream); break;
@@ -380,9 +378,9 @@ void linear_recurrence(const float* a, const float* b, float* x, std::int64_t n,
                             static_cast<std::size_t>(reinterpret_cast<const char*>(words + tiles) -
                                                      reinterpret_cast<const char*>(ticket)),
                             stream));
-  const auto kernel = recurrence_tiles<kThreads, kItems>;
+  constexpr auto kernel = &recurrence_tiles<kThreads, kItems>;
   kernel<<<tiles, kThreads, 0, stream>>>(a, b, x, n, static_cast<unsigned>(row / kTile), ticket,
-                                         AffineTileState{{words}}, settle_for(kernel));
+                                         AffineTileState{{words}}, settle_for<kernel>());
   SCAN_CUDA_LAUNCH();
 }
 
