@@ -22,8 +22,10 @@ using namespace scan::ch13;
 namespace {
 
 /// Sizes around the tile (the bulk kernels' tiles hold kTile elements too),
-/// around the ring (4 stages: a block's first refills), odd sizes, and
-/// 2^16 + 3.
+/// 3 to 5 tiles (the bulk kernels' ring holds 4), odd sizes, and 2^16 + 3.
+/// (Up to 2^20 + 7 every persistent block takes one or two tiles; the
+/// compaction and split tests add 2^24 + 3, where each goes round its ring
+/// a few times.)
 const std::vector<std::int64_t> kSizes = {1,         31,        kTile - 1, kTile,     kTile + 1, 2 * kTile + 1,
                                           3 * kTile, 4 * kTile - 1, 4 * kTile + 1, 5 * kTile + 3, (1 << 16) + 3,
                                           100003,    (1 << 20) + 7};
