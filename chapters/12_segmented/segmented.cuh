@@ -645,8 +645,8 @@ __device__ __forceinline__ unsigned stage_head_bits(const std::uint8_t* stage) {
 /// Blocks of `threads` threads with `Storage` in shared memory that an H100
 /// SM holds at once (228 KiB of shared memory, 1 KiB of it reserved per
 /// block; 2048 threads). The kernel asks the compiler for registers to
-/// match (`__launch_bounds__`), so that registers never allow fewer blocks
-/// than shared memory does.
+/// match (its MinBlocks, through `__launch_bounds__`), so that registers
+/// never allow fewer blocks than shared memory does.
 template <class Storage>
 constexpr int bulk_blocks_per_sm(int threads) {
   const int by_shared = static_cast<int>((228 * 1024) / (sizeof(Storage) + 1024));
@@ -670,8 +670,8 @@ constexpr int bulk_blocks_per_sm(int threads) {
 /// or any pointer off a 16-byte boundary) is read and written by the
 /// threads directly; a scan by key (M = keys) reads its keys directly too.
 /// `ticket` and the tile states must be zero at launch.
-template <int Threads, int Items, int Stages, int Batch, Construction C, Marks M, class T, class Op>
-__global__ void __launch_bounds__(Threads, (bulk_blocks_per_sm<BulkSegmentedStorage<T, Threads, Items, Stages, M>>(Threads)))
+template <int Threads, int MinBlocks, int Items, int Stages, int Batch, Construction C, Marks M, class T, class Op>
+__global__ void __launch_bounds__(Threads, MinBlocks)
     bulk_segmented_scan(const T* in, const std::uint8_t* heads, const std::int32_t* keys, T* out, std::int64_t n,
                         Kind kind, unsigned* ticket, FlaggedTileState<T> state, BackOff wait, Op op) {
   static_assert(Stages >= 3, "one stage scanned, one looked ahead, one being refilled");
@@ -827,7 +827,8 @@ struct BulkSegmentedScan {
                 " by bulk copy (TMA) through " + std::to_string(Stages) + " shared-memory stages" +
                 (M == Marks::keys ? ", segments where a 4-byte key changes (keys read directly)" : "") +
                 ", next aggregate published before the look-back, grouped look-back (" +
-                std::to_string(Batch) + " groups per trip) that stops at a head, tiles of " +
+                std::to_string(Batch) + (Batch == 1 ? " group" : " groups") +
+                " per trip) that stops at a head, tiles of " +
                 ch07::shape_name(Threads, Items) + (Wait.settle_ns != 0 ? ", settles before looking back" : "");
     v.block = Threads;
     v.items_per_thread = Items;
@@ -849,8 +850,9 @@ struct BulkSegmentedScan {
       throw std::logic_error("a segmented scan needs the segments' " +
                              std::string(M == Marks::heads ? "head flags" : "keys"));
     }
-    const auto kernel = bulk_segmented_scan<Threads, Items, Stages, Batch, C, M, T, Op>;
     constexpr std::size_t kShared = kBytes<T>;
+    constexpr int kMinBlocks = bulk_blocks_per_sm<BulkSegmentedStorage<T, Threads, Items, Stages, M>>(Threads);
+    const auto kernel = bulk_segmented_scan<Threads, kMinBlocks, Items, Stages, Batch, C, M, T, Op>;
     // More than 48 KiB of dynamic shared memory needs an opt-in, once per
     // device and off the timed path (as chapter 11's bulk recipes do).
     static std::atomic<std::uint64_t> opted_in{0};
