@@ -642,6 +642,31 @@ __device__ __forceinline__ unsigned stage_head_bits(const std::uint8_t* stage) {
   return bits;
 }
 
+/// The head bits of a thread's Items consecutive elements (from `start` +
+/// threadIdx.x * Items, all inside the array) made from 4-byte keys: a
+/// head where the key differs from the one before. For a whole tile with
+/// 16-byte aligned keys: Items / 4 vector loads and one more for the key
+/// before the thread's first (load_heads() does one load per key).
+template <int Items>
+__device__ __forceinline__ unsigned key_head_bits(const std::int32_t* keys, std::int64_t start) {
+  static_assert(Items % 4 == 0 && Items <= 32, "whole vectors of keys, one bit per item");
+  const std::int64_t at = start + static_cast<std::int64_t>(threadIdx.x) * Items;
+  std::int32_t previous = at > 0 ? keys[at - 1] : 0;
+  unsigned bits = 0;
+#pragma unroll
+  for (int v = 0; v < Items / 4; ++v) {
+    const int4 four = reinterpret_cast<const int4*>(keys + at)[v];
+    const std::int32_t k[4] = {four.x, four.y, four.z, four.w};
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      const int j = 4 * v + c;
+      bits |= ((at + j == 0 || k[c] != previous) ? 1u : 0u) << j;
+      previous = k[c];
+    }
+  }
+  return bits;
+}
+
 /// Blocks of `threads` threads with `Storage` in shared memory that an H100
 /// SM holds at once (228 KiB of shared memory, 1 KiB of it reserved per
 /// block; 2048 threads). The kernel asks the compiler for registers to
@@ -705,9 +730,12 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
   };
   // This thread's head flags of `tile`, as bits.
+  const bool keys_aligned = M == Marks::keys && address(keys) % 16 == 0;
   const auto head_bits = [&](unsigned tile, int stage) -> unsigned {
     if constexpr (M == Marks::heads) {
       if (ring.bulk(tile)) return stage_head_bits<Items>(shared.heads[stage]);
+    } else if constexpr (Items % 4 == 0) {
+      if (keys_aligned && ring.bulk(tile)) return key_head_bits<Items>(keys, static_cast<std::int64_t>(tile) * kTile);
     }
     const TileSpan span = tile_span(tile, kTile, n);
     bool flags[Items];
