@@ -28,14 +28,18 @@ std::vector<Variant> variants() {
       // with three blocks per SM instead of two; tiles of 3072 elements, so
       // that four stages with their flags (60 KiB) still let three blocks
       // share an SM; the same 80 KiB with twice the threads; smaller tiles
-      // in a deeper ring; one group per trip.
+      // in a deeper ring; one group per trip; the flags through L2.
       gpu_variant<BulkSegmentedScan<Construction::transformed, Marks::heads>, SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, 256, 16, 3>, SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, 192, 16, 4>, SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, 512, 8, 4>, SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, 256, 8, 6>, SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, kBulkThreads, kBulkItems, kBulkStages, 1>,
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::stage, 256, 16, 3>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::stage, 192, 16, 4>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::stage, 512, 8, 4>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::stage, 256, 8, 6>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::stage, kBulkThreads, kBulkItems,
+                                    kBulkStages, 1>,
                   SweepCombos>(),
+      // The flags through L2 instead of shared memory: chapter 11's 64 KiB
+      // per block, so three blocks of the default shape fit an SM.
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::l2>, SweepCombos>(),
   };
 }
 

@@ -487,17 +487,28 @@ struct SegmentedScan {
 // whose length does not depend on where the heads are. A head only ever
 // shortens it.
 
+/// How the bulk kernel's head flags reach the threads.
+enum class FlagPath {
+  /// A bulk copy into a flag stage beside the values, on the same barrier:
+  /// 1 KiB of shared memory per 4 KiB of int32 values.
+  stage,
+  /// A bulk prefetch into L2 when the tile's ticket is taken, then 16-byte
+  /// loads by the threads: no shared memory, so as many blocks fit an SM as
+  /// in chapter 11, but a trip to L2 while the tile is reduced.
+  l2,
+};
+
 // [bulk segmented storage]
 /// Shared memory of the bulk segmented kernel: chapter 11's ring (the value
 /// stages, their barriers and tile numbers), a stage of head flags beside
-/// each value stage (one byte per element, filled by the same bulk copy
-/// barrier), the block scan's storage and the tile's prefix. A scan by key
-/// reads its keys from global memory, so it keeps no flag stages.
-template <class T, int Threads, int Items, int Stages, Marks M>
+/// each value stage (one byte per element, filled on the same barrier; only
+/// when `StagedFlags`), the block scan's storage and the tile's prefix. A
+/// scan by key reads its keys from global memory, so it keeps no flag stages.
+template <class T, int Threads, int Items, int Stages, bool StagedFlags>
 struct BulkSegmentedStorage {
-  static constexpr int kTile = Threads * Items;                         ///< elements per tile
-  static constexpr int kFlagStages = M == Marks::heads ? Stages : 1;   ///< flag stages (a placeholder for keys)
-  static constexpr int kFlagBytes = M == Marks::heads ? kTile : 16;    ///< bytes per flag stage
+  static constexpr int kTile = Threads * Items;                 ///< elements per tile
+  static constexpr int kFlagStages = StagedFlags ? Stages : 1;  ///< flag stages (else a placeholder)
+  static constexpr int kFlagBytes = StagedFlags ? kTile : 16;   ///< bytes per flag stage
   static_assert(kFlagBytes % 16 == 0, "a bulk copy moves whole 16-byte units");
   ch11::BulkStorage<T, Threads, Items, Stages> ring;     ///< chapter 11's ring of value stages
   alignas(16) std::uint8_t heads[kFlagStages][kFlagBytes];  ///< each stage's head flags
@@ -621,6 +632,13 @@ struct SegmentedGroupedWalk {
 };
 // [segmented grouped look-back]
 
+/// Starts moving `bytes` (a multiple of 16, from a 16-byte aligned address)
+/// of global memory into L2 with the bulk-copy engine, without waiting and
+/// without a destination in shared memory (Hopper's cp.async.bulk.prefetch).
+__device__ __forceinline__ void prefetch_l2(const void* global, unsigned bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(global), "r"(bytes) : "memory");
+}
+
 /// The head flags of a thread's Items consecutive elements as bits (bit j:
 /// item j), from a flag stage in shared memory (`stage`, the tile's first
 /// flag). 16 flags or more travel as 16-byte vectors in chapter 11's
@@ -695,14 +713,16 @@ constexpr int bulk_blocks_per_sm(int threads) {
 /// or any pointer off a 16-byte boundary) is read and written by the
 /// threads directly; a scan by key (M = keys) reads its keys directly too.
 /// `ticket` and the tile states must be zero at launch.
-template <int Threads, int MinBlocks, int Items, int Stages, int Batch, Construction C, Marks M, class T, class Op>
+template <int Threads, int MinBlocks, int Items, int Stages, int Batch, Construction C, Marks M, FlagPath P, class T,
+          class Op>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     bulk_segmented_scan(const T* in, const std::uint8_t* heads, const std::int32_t* keys, T* out, std::int64_t n,
                         Kind kind, unsigned* ticket, FlaggedTileState<T> state, BackOff wait, Op op) {
   static_assert(Stages >= 3, "one stage scanned, one looked ahead, one being refilled");
   static_assert((Threads * Items) % 16 == 0, "a tile of flags is whole 16-byte units");
+  constexpr bool kStagedFlags = M == Marks::heads && P == FlagPath::stage;
   using Tiles = ch11::BulkTiles<Threads, Items, Stages, T>;
-  using Storage = BulkSegmentedStorage<T, Threads, Items, Stages, M>;
+  using Storage = BulkSegmentedStorage<T, Threads, Items, Stages, kStagedFlags>;
   using Walk = SegmentedGroupedWalk<Batch, C>;
   constexpr int kTile = Tiles::kTile;
   auto& shared = *dynamic_shared<Storage>();
@@ -718,10 +738,11 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     std::uint64_t* landed = &shared.ring.landed[stage];
     if (tile < ring.tiles && ring.bulk(tile)) {
       const std::int64_t start = static_cast<std::int64_t>(tile) * kTile;
-      if constexpr (M == Marks::heads) {
+      if constexpr (kStagedFlags) {
         ch11::tma::arrive_expecting(landed, Tiles::kTileBytes + kTile);
         ch11::tma::load(shared.heads[stage], heads + start, kTile, landed);
       } else {
+        if constexpr (M == Marks::heads) prefetch_l2(heads + start, kTile);  // FlagPath::l2
         ch11::tma::arrive_expecting(landed, Tiles::kTileBytes);
       }
       ch11::tma::load(shared.ring.stage[stage], in + start, Tiles::kTileBytes, landed);
@@ -732,9 +753,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   // This thread's head flags of `tile`, as bits.
   const bool keys_aligned = M == Marks::keys && address(keys) % 16 == 0;
   const auto head_bits = [&](unsigned tile, int stage) -> unsigned {
-    if constexpr (M == Marks::heads) {
+    if constexpr (kStagedFlags) {
       if (ring.bulk(tile)) return stage_head_bits<Items>(shared.heads[stage]);
-    } else if constexpr (Items % 4 == 0) {
+    } else if constexpr (M == Marks::keys && Items % 4 == 0) {
       if (keys_aligned && ring.bulk(tile)) return key_head_bits<Items>(keys, static_cast<std::int64_t>(tile) * kTile);
     }
     const TileSpan span = tile_span(tile, kTile, n);
@@ -831,14 +852,19 @@ inline constexpr int kBulkStages = 4;
 inline constexpr int kBulkBatch = 4;
 
 /// Registry entry: the persistent bulk-copy segmented scan.
-template <Construction C, Marks M, int Threads = kBulkThreads, int Items = kBulkItems, int Stages = kBulkStages,
-          int Batch = kBulkBatch, BackOff Wait = ch10::kSpin>
+template <Construction C, Marks M, FlagPath P = FlagPath::stage, int Threads = kBulkThreads, int Items = kBulkItems,
+          int Stages = kBulkStages, int Batch = kBulkBatch, BackOff Wait = ch10::kSpin>
 struct BulkSegmentedScan {
   /// Elements per tile.
   static constexpr int kTile = Threads * Items;
+  /// Whether the flags travel into shared memory beside the values.
+  static constexpr bool kStagedFlags = M == Marks::heads && P == FlagPath::stage;
+  /// The kernel's shared memory layout.
+  template <class T>
+  using Storage = BulkSegmentedStorage<T, Threads, Items, Stages, kStagedFlags>;
   /// Dynamic shared memory per block, in bytes.
   template <class T>
-  static constexpr std::size_t kBytes = sizeof(BulkSegmentedStorage<T, Threads, Items, Stages, M>);
+  static constexpr std::size_t kBytes = sizeof(Storage<T>);
 
   /// Name, summary and limits, for the registry.
   static VariantInfo info() {
@@ -848,11 +874,14 @@ struct BulkSegmentedScan {
     // (append, not operator+: GCC 12 warns falsely on "-" + std::string)
     if (shape) v.name.append("-").append(ch07::shape_name(Threads, Items)).append("-s").append(std::to_string(Stages));
     if (Batch != kBulkBatch) v.name.append("-wide").append(std::to_string(Batch));
+    if (M == Marks::heads && P == FlagPath::l2) v.name.append("-l2flags");
     if (Wait.settle_ns != 0) v.name.append("-settle").append(std::to_string(Wait.settle_ns));
     v.summary = std::string(C == Construction::transformed ? "operator transformation"
                                                            : "direct (conditional indexing)") +
-                ", persistent blocks, values" + (M == Marks::keys ? "" : " and head flags") +
+                ", persistent blocks, values" + (kStagedFlags ? " and head flags" : "") +
                 " by bulk copy (TMA) through " + std::to_string(Stages) + " shared-memory stages" +
+                (M == Marks::heads && P == FlagPath::l2 ? ", head flags prefetched to L2 in bulk, read by the threads"
+                                                        : "") +
                 (M == Marks::keys ? ", segments where a 4-byte key changes (keys read directly)" : "") +
                 ", next aggregate published before the look-back, grouped look-back (" +
                 std::to_string(Batch) + (Batch == 1 ? " group" : " groups") +
@@ -862,7 +891,8 @@ struct BulkSegmentedScan {
     v.items_per_thread = Items;
     v.float_order_varies = true;  // the walk gathers groups back to where it stops
     v.segmented = true;
-    v.tuning = shape || Batch != kBulkBatch || Wait.settle_ns != 0 || C == Construction::transformed;
+    v.tuning = shape || Batch != kBulkBatch || Wait.settle_ns != 0 || C == Construction::transformed ||
+               (M == Marks::heads && P != FlagPath::stage);
     return v;
   }
   /// The scratch memory run() takes: the ticket and the tile states.
@@ -879,8 +909,8 @@ struct BulkSegmentedScan {
                              std::string(M == Marks::heads ? "head flags" : "keys"));
     }
     constexpr std::size_t kShared = kBytes<T>;
-    constexpr int kMinBlocks = bulk_blocks_per_sm<BulkSegmentedStorage<T, Threads, Items, Stages, M>>(Threads);
-    const auto kernel = bulk_segmented_scan<Threads, kMinBlocks, Items, Stages, Batch, C, M, T, Op>;
+    constexpr int kMinBlocks = bulk_blocks_per_sm<Storage<T>>(Threads);
+    const auto kernel = bulk_segmented_scan<Threads, kMinBlocks, Items, Stages, Batch, C, M, P, T, Op>;
     // More than 48 KiB of dynamic shared memory needs an opt-in, once per
     // device and off the timed path (as chapter 11's bulk recipes do).
     static std::atomic<std::uint64_t> opted_in{0};
