@@ -702,8 +702,9 @@ constexpr int bulk_blocks_per_sm(int threads) {
 /// pairs. A persistent block scans tile after tile, in ticket order.
 /// Thread 0 takes the tickets and starts two bulk copies per tile into a
 /// stage of the ring, the values (4 bytes an element for int32) and the
-/// head flags (1 byte), on one barrier that expects both byte counts. For
-/// each tile k the block
+/// head flags (1 byte), on one barrier that expects both byte counts.
+/// (With FlagPath::l2 it copies the values only and prefetches the flags
+/// into L2, where the threads load them.) For each tile k the block
 ///  1. (as soon as tile k + 1 has landed) publishes tile k + 1's aggregate
 ///     and its flag, so that no look-back waits for a tile this block holds;
 ///  2. looks back for tile k (warp 0, SegmentedGroupedWalk);
