@@ -714,6 +714,10 @@ __global__ void __launch_bounds__(Threads)
   if (tile >= ring.tiles) return;
   T before;
   T aggregate = reduce(tile, 0, before);
+  // The loop's first reduce() writes the block scan's storage again: every
+  // thread must have read this one's total first (inside the loop, the
+  // barriers of steps 2 and 3 separate one reduce() from the next).
+  __syncthreads();
   for (unsigned i = 0;; ++i) {
     const int stage = static_cast<int>(i % Stages);
     // 1. Look ahead: the next tile's aggregate goes out before our look-back.
@@ -859,6 +863,7 @@ __global__ void __launch_bounds__(ScanThreads + ch06::kWarpSize)
   }
   T before;
   reduce(tile, 0, before);
+  sync_scan_warps<ScanThreads>();  // as in bulk_look_back_scan: the next reduce() reuses the scan's storage
   for (unsigned i = 0;; ++i) {
     const int stage = static_cast<int>(i % Stages);
     const int next_stage = static_cast<int>((i + 1) % Stages);
