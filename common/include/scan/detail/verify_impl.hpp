@@ -94,9 +94,17 @@ struct Judge {
       const Acc range = stats.largest_range();
       // No addition can have rounded: every range sum is a multiple of 2^-q
       // no larger than `range`, and range * 2^q fits in the significand.
-      const bool exact = std::ldexp(static_cast<long double>(range), stats.fraction_bits) <=
-                         std::ldexp(1.0L, std::numeric_limits<T>::digits);
+      // (Scaling by a power of two is exact in Acc.)
+      const bool exact = std::ldexp(range, stats.fraction_bits) <= std::ldexp(Acc{1}, std::numeric_limits<T>::digits);
       if (exact) return false;
+      // Most elements pass a cheap test: the bound is at least m u range / 2
+      // (expm1(m log1p(u)) >= m log1p(u) >= m u / 2), so an error below that
+      // is accepted without the long double transcendental functions, which
+      // would otherwise dominate checking 2^30 floats.
+      const auto additions = static_cast<Acc>(stats.count - 1);
+      if (error <= Acc{0.5} * additions * static_cast<Acc>(std::numeric_limits<T>::epsilon() / 2) * range) {
+        return true;
+      }
       return static_cast<long double>(error) <= rounding_bound(stats.count - 1, range);
     }
   }
@@ -132,11 +140,39 @@ std::string describe_got(const T& got) {
 }  // namespace detail
 
 template <class T, class Op>
-VerifyReport verify_scan(const std::vector<T>& input, const std::vector<T>& got, Kind kind, Op op,
-                         Restarts restarts) {
-  using Acc = oracle_accumulator_t<T, Op>;
-  using Judge = detail::Judge<T, Op>;
-  using Carry = detail::Carry<T, Op>;
+ScanChecker<T, Op>::ScanChecker(const std::vector<T>& input, Op op, Restarts restarts)
+    : input_(input), op_(op), restarts_(restarts), chunks_(static_cast<std::int64_t>(input.size())) {
+  // Pass 1 of a blocked two-pass scan over the host's cores (chapter 01):
+  // each chunk's own summary (the state after its last element, from the
+  // identity, and whether it started over on the way), then the carries
+  // from the summaries in order. Each check() is pass 2.
+  std::vector<Carry> summaries(static_cast<std::size_t>(chunks_.pieces()));
+  std::vector<char> restarted(summaries.size(), 0);
+  for_each_chunk(chunks_, [&](int k) {
+    Carry& s = summaries[static_cast<std::size_t>(k)];
+    for (std::int64_t i = chunks_.begin(k); i < chunks_.end(k); ++i) {
+      if (restarts_.at(i)) {
+        s = Carry{};
+        restarted[static_cast<std::size_t>(k)] = 1;
+      }
+      s.running = op_(s.running, static_cast<Acc>(input_[i]));
+      if constexpr (Judge::kRounds) s.stats.absorb(input_[i]);
+    }
+  });
+  carries_.resize(summaries.size());
+  for (std::size_t k = 1; k < carries_.size(); ++k) {
+    if (restarted[k - 1]) {
+      carries_[k] = summaries[k - 1];  // what came before the restart no longer counts
+    } else {
+      carries_[k].running = op_(carries_[k - 1].running, summaries[k - 1].running);  // earlier on the left
+      carries_[k].stats = detail::RangeStats<Acc>::chain(carries_[k - 1].stats, summaries[k - 1].stats);
+    }
+  }
+}
+
+template <class T, class Op>
+VerifyReport ScanChecker<T, Op>::check(const std::vector<T>& got, Kind kind) const {
+  const std::vector<T>& input = input_;
   VerifyReport report;
   const auto n = static_cast<std::int64_t>(input.size());
   report.n = n;
@@ -152,54 +188,28 @@ VerifyReport verify_scan(const std::vector<T>& input, const std::vector<T>& got,
   // Checks elements [begin, end) from `carry`, the state after element
   // begin - 1; `on_wrong(i, reference)` is told of every wrong element.
   const auto check_range = [&](std::int64_t begin, std::int64_t end, Carry carry, auto&& on_wrong) {
-    for_each_reference(input.data(), begin, end, kind, op, restarts, carry.running, [&](std::int64_t i, Acc reference) {
-      if (restarts.at(i)) carry.stats = {};
-      if constexpr (Judge::kRounds) {
-        if (kind == Kind::inclusive) carry.stats.absorb(input[i]);
-      }
-      if (!Judge::accepts(got[i], reference, carry.stats)) on_wrong(i, reference);
-      if constexpr (Judge::kRounds) {
-        if (kind == Kind::exclusive) carry.stats.absorb(input[i]);
-      }
-    });
+    for_each_reference(input.data(), begin, end, kind, op_, restarts_, carry.running,
+                       [&](std::int64_t i, Acc reference) {
+                         if (restarts_.at(i)) carry.stats = {};
+                         if constexpr (Judge::kRounds) {
+                           if (kind == Kind::inclusive) carry.stats.absorb(input[i]);
+                         }
+                         if (!Judge::accepts(got[i], reference, carry.stats)) on_wrong(i, reference);
+                         if constexpr (Judge::kRounds) {
+                           if (kind == Kind::exclusive) carry.stats.absorb(input[i]);
+                         }
+                       });
   };
 
-  // A blocked two-pass scan over the host's cores (chapter 01): each chunk's
-  // own summary (the state after its last element, from the identity, and
-  // whether it started over on the way), the carries from the summaries in
-  // order, then each chunk checked from its carry.
-  const Chunks chunks(n);
-  std::vector<Carry> carries(static_cast<std::size_t>(chunks.pieces()));
-  std::vector<Carry> summaries(carries.size());
-  std::vector<char> restarted(carries.size(), 0);
-  for_each_chunk(chunks, [&](int k) {
-    Carry& s = summaries[static_cast<std::size_t>(k)];
-    for (std::int64_t i = chunks.begin(k); i < chunks.end(k); ++i) {
-      if (restarts.at(i)) {
-        s = Carry{};
-        restarted[static_cast<std::size_t>(k)] = 1;
-      }
-      s.running = op(s.running, static_cast<Acc>(input[i]));
-      if constexpr (Judge::kRounds) s.stats.absorb(input[i]);
-    }
-  });
-  for (std::size_t k = 1; k < carries.size(); ++k) {
-    if (restarted[k - 1]) {
-      carries[k] = summaries[k - 1];  // what came before the restart no longer counts
-    } else {
-      carries[k].running = op(carries[k - 1].running, summaries[k - 1].running);  // earlier on the left
-      carries[k].stats = detail::RangeStats<Acc>::chain(carries[k - 1].stats, summaries[k - 1].stats);
-    }
-  }
   struct Tally {
     std::int64_t wrong = 0;
     std::int64_t first_bad = -1;
     Acc reference{};
   };
-  std::vector<Tally> tallies(carries.size());
-  for_each_chunk(chunks, [&](int k) {
+  std::vector<Tally> tallies(carries_.size());
+  for_each_chunk(chunks_, [&](int k) {
     Tally& t = tallies[static_cast<std::size_t>(k)];
-    check_range(chunks.begin(k), chunks.end(k), carries[static_cast<std::size_t>(k)],
+    check_range(chunks_.begin(k), chunks_.end(k), carries_[static_cast<std::size_t>(k)],
                 [&](std::int64_t i, Acc reference) {
                   if (t.wrong++ == 0) {
                     t.first_bad = i;
@@ -224,9 +234,9 @@ VerifyReport verify_scan(const std::vector<T>& input, const std::vector<T>& got,
   const std::int64_t lo = std::max<std::int64_t>(0, report.first_bad - 3);
   const std::int64_t hi = std::min<std::int64_t>(n - 1, report.first_bad + 3);
   int k = 0;
-  while (chunks.end(k) <= lo) ++k;
-  for_each_reference(input.data(), chunks.begin(k), hi + 1, kind, op, restarts,
-                     carries[static_cast<std::size_t>(k)].running, [&](std::int64_t i, Acc reference) {
+  while (chunks_.end(k) <= lo) ++k;
+  for_each_reference(input.data(), chunks_.begin(k), hi + 1, kind, op_, restarts_,
+                     carries_[static_cast<std::size_t>(k)].running, [&](std::int64_t i, Acc reference) {
                        if (i < lo) return;
                        std::ostringstream line;
                        line << (i == report.first_bad ? "-> " : "   ") << "[" << i << "] expected "
@@ -234,6 +244,12 @@ VerifyReport verify_scan(const std::vector<T>& input, const std::vector<T>& got,
                        report.neighbourhood.push_back(line.str());
                      });
   return report;
+}
+
+template <class T, class Op>
+VerifyReport verify_scan(const std::vector<T>& input, const std::vector<T>& got, Kind kind, Op op,
+                         Restarts restarts) {
+  return ScanChecker<T, Op>(input, op, restarts).check(got, kind);
 }
 
 }  // namespace scan
