@@ -208,7 +208,7 @@ int run_child(const Options& o, const json& config) {
     return 0;
   }
   if (o.child == "sanitize") {
-    subject->sanitize(o.item);
+    subject->sanitize(o.item, config.value("sanitize_n", std::int64_t{0}));
     return 0;
   }
   if (o.child == "timing") {

@@ -75,8 +75,11 @@ class Subject {
   virtual std::vector<std::string> items() const = 0;
   /// Runs the correctness suite of `item` (quick: fewer large sizes).
   virtual void correctness(const std::string& item, bool quick, CaseLog& log) = 0;
-  /// Runs a few small cases of `item`, for compute-sanitizer to watch.
-  virtual void sanitize(const std::string& item) = 0;
+  /// Runs a few small cases of `item`, for compute-sanitizer to watch, and
+  /// one int32 sum of `large_n` elements when it is above 0 (kit.json's
+  /// `sanitize_n`: enough tiles that every block of a fixed grid takes
+  /// several, so the hazards between one tile and the next can happen).
+  virtual void sanitize(const std::string& item, std::int64_t large_n) = 0;
   /// Times the student's `item` against the reference's.
   virtual TimingResult timing(const std::string& item, const PerfSettings& perf) = 0;
 };

@@ -99,7 +99,7 @@ class RegistrySubject final : public Subject {
     if (!aborted_) log.done();
   }
 
-  void sanitize(const std::string& item) override {
+  void sanitize(const std::string& item, std::int64_t large_n) override {
     const Variant& ref = reference_variant(item);
     const Variant* stu = student_.find(item);
     if (stu == nullptr || !entry_difference(*stu, ref).empty()) return;  // the correctness child says why
@@ -114,6 +114,7 @@ class RegistrySubject final : public Subject {
       run_quietly<std::uint32_t, AffineCompose>(*stu, Kind::exclusive, n, block);
     }
     run_quietly<double, Max>(*stu, Kind::inclusive, std::min<std::int64_t>(tile + 1, ref.info.max_n), block);
+    if (large_n > 0 && large_n <= ref.info.max_n) run_quietly<std::int32_t, Add>(*stu, Kind::inclusive, large_n, block);
   }
 
   TimingResult timing(const std::string& item, const PerfSettings& perf) override {
