@@ -304,7 +304,15 @@ __global__ void __launch_bounds__(Threads)
     const unsigned next = ring.arrived(i + 1);
     unsigned next_before = 0;
     unsigned next_count = 0;
-    if (next < ring.tiles) next_count = count_tile(next, static_cast<int>((i + 1) % Stages), next_before);
+    if (next < ring.tiles) {
+      next_count = count_tile(next, static_cast<int>((i + 1) % Stages), next_before);
+    } else {
+      // No count scan this time, and so none of its barriers: without this
+      // one, warp 0 could write selected_before below while slower threads
+      // still read the last tile's value in scatter_tile() (racecheck on
+      // the H100 caught it, and wrong output in the block's last tile).
+      __syncthreads();
+    }
     // 2. The look-back for this tile (warp 0); everyone takes its items
     //    out of the stage again.
     if (threadIdx.x < ch06::kWarpSize) {
