@@ -9,7 +9,8 @@
 #               and the other operators
 #   sizes       chapter 11's fastest and CUB at n = 2^16 ... 2^30, five runs each (the spread)
 #   sweeps      chapter 11's tuning points, int32 at 2^28 and int64 at 2^27
-#   ch12        chapter 12 for mean segment lengths 1, 8, 256, 65536 and one segment
+#   ch12        chapter 12 for mean segment lengths 1, 8, 256, 65536 and one segment; its
+#               tuning points at lengths 1, 256 and one segment
 #   ch13        chapter 13's applications at 2^28 (the sort at 2^26)
 set -uo pipefail
 bin=$1
@@ -80,6 +81,16 @@ if want ch12; then
     done
   } > "$out/ch12-lengths-$tag.csv" 2>> "$out/bench.err"
   log "ch12 exit $?"
+  {
+    header=1
+    for case in "1 random" "256 random" "1G random"; do
+      set -- $case
+      "$bin/ch12_segmented" --n 256M --segments $1 --lengths $2 --variant sweep --csv --quiet |
+        with_columns segments,lengths "$1,$2" $header
+      header=0
+    done
+  } > "$out/sweep-ch12-$tag.csv" 2>> "$out/bench.err"
+  log "ch12 sweep exit $?"
 fi
 if want ch13; then
   {
