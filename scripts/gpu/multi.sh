@@ -22,7 +22,10 @@ note "tests [ch14] exit $?: $(tail -n 1 "$out/tests-ch14.log")"
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 id="/tmp/scan-nccl-id-sanitize-$$"
 for r in 0 1; do
-  SCAN_RANK=$r SCAN_RANKS=2 SCAN_NCCL_ID_FILE=$id timeout 200 "$cs" --tool memcheck --error-exitcode 99 \
+  # --report-api-errors no: NCCL's set-up probes kernels built for other GPUs
+  # and handles the cudaErrorNoKernelImageForDevice it gets; memcheck would
+  # count each probe as an error (8 per rank on the H200s), none of them ours.
+  SCAN_RANK=$r SCAN_RANKS=2 SCAN_NCCL_ID_FILE=$id timeout 200 "$cs" --tool memcheck --report-api-errors no --error-exitcode 99 \
     "$bin/ch14_multi_gpu" --mode ranks --gpus 2 --n 65539 --reps 0 --quiet > "$out/memcheck-rank$r.log" 2>&1 &
 done
 wait
