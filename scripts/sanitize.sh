@@ -2,15 +2,22 @@
 # The compute-sanitizer sweep: memcheck, racecheck, synccheck and initcheck
 # over every variant of every GPU chapter, verified, at a modest n.
 #
-#   scripts/sanitize.sh [BIN_DIR] [N]        (defaults: build/ci/bin, 65539 = 2^16 + 3)
+#   scripts/sanitize.sh [BIN_DIR] [N] [LARGE_N]
+#   (defaults: build/ci/bin, 65539 = 2^16 + 3, 8388613 = 2^23 + 5)
 #
 # Each program runs with --reps 0 (one verified run per variant, no timing)
 # and --no-baselines (our kernels only). It also checks that racecheck does
-# catch the deliberately racy kernels of ch03_race_demo. Prints one line per
-# run and exits 1 if any run reported an error (or the demo went unnoticed).
+# catch the deliberately racy kernels of ch03_race_demo. The kernels whose
+# blocks take several tiles each (chapter 08's fixed grid, the persistent
+# kernels of chapters 11-13) also run at LARGE_N under memcheck and
+# racecheck: at N each block takes one tile, so the hazards between one
+# tile and the next cannot happen (two such races were found on the H100
+# at 2^22 by hand). Prints one line per run and exits 1 if any run
+# reported an error (or the demo went unnoticed).
 set -uo pipefail
 bin="${1:-build/ci/bin}"
 n="${2:-65539}"
+large_n="${3:-8388613}"
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 if [ ! -x "$sanitizer" ]; then
   echo "sanitize.sh: compute-sanitizer not found (it ships with the CUDA toolkit)" >&2
@@ -50,6 +57,14 @@ if [ -x "$bin/ch13_applications" ]; then
   for tool in memcheck initcheck racecheck synccheck; do check "$tool" ch13_applications "${apps[@]}"; done
   # Rows of a batched recurrence (the row length must divide n).
   check memcheck ch13_applications --n 73728 --rows 8192 --app recurrence --reps 0 --no-baselines
+fi
+# Several tiles per block.
+for program in ch08_hierarchical ch11_copy_ceiling ch12_segmented; do
+  [ -x "$bin/$program" ] || continue
+  for tool in memcheck racecheck; do check "$tool" "$program" --n "$large_n" --reps 0 --no-baselines --variant all; done
+done
+if [ -x "$bin/ch13_applications" ]; then
+  for tool in memcheck racecheck; do check "$tool" ch13_applications --n "$large_n" --reps 0 --no-baselines --rows 0; done
 fi
 # The demo's kernels have a barrier missing: racecheck must say so.
 for missing in war raw; do
