@@ -10,9 +10,10 @@
 # catch the deliberately racy kernels of ch03_race_demo. The kernels whose
 # blocks take several tiles each (chapter 08's fixed grid, the persistent
 # kernels of chapters 11-13) also run at LARGE_N under memcheck and
-# racecheck: at N each block takes one tile, so the hazards between one
-# tile and the next cannot happen (two such races were found on the H100
-# at 2^22 by hand). Prints one line per run and exits 1 if any run
+# racecheck: at N chapter 08's fixed grid gives each block one tile, so a
+# hazard between one tile and the next cannot happen there (the kit's
+# planted missing barrier hid so), and the persistent kernels take only a
+# few tiles per block. Prints one line per run and exits 1 if any run
 # reported an error (or the demo went unnoticed).
 set -uo pipefail
 bin="${1:-build/ci/bin}"
