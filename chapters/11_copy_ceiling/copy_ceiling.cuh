@@ -582,7 +582,7 @@ struct BulkStorage {
   unsigned tile_of[Stages];                          ///< which tile a stage holds (>= tiles: none)
   std::uint64_t aggregated[Stages];                  ///< completes when `aggregate` holds the stage's aggregate
   std::uint64_t resolved[Stages];                    ///< completes when `prefix` holds the stage's prefix
-  std::uint64_t consumed[Stages];                    ///< completes when every scan warp has read `prefix`
+  std::uint64_t consumed[Stages];                    ///< completes when every scan thread has read `prefix`
   T aggregate[Stages];                               ///< a tile's aggregate, for the look-back warp
   T prefix[Stages];                                  ///< a tile's exclusive prefix, from the look-back warp
   ch06::BlockScanStorage<T> scan;                    ///< the block scan of thread totals
@@ -810,7 +810,7 @@ __global__ void __launch_bounds__(ScanThreads + ch06::kWarpSize)
 
   const T first = seed != nullptr ? *seed : Op::template identity<T>();  // what comes before tile 0
   if (threadIdx.x == 0) {
-    for (int s = 0; s < Stages; ++s) tma::init(&shared.consumed[s], ScanThreads / ch06::kWarpSize);
+    for (int s = 0; s < Stages; ++s) tma::init(&shared.consumed[s], ScanThreads);
     init_ring<typename Tiles::Storage, Stages>(shared);  // (its fence covers the inits above)
   }
   __syncthreads();  // the last barrier all warps take
@@ -831,8 +831,8 @@ __global__ void __launch_bounds__(ScanThreads + ch06::kWarpSize)
         exclusive = r.exclusive;
       }
       // The stage's slot held the prefix of the tile Stages iterations
-      // back: every scan warp must have read it (the barrier `consumed`,
-      // which each scan warp arrives at after its read) before it changes.
+      // back: every scan thread must have read it (the barrier `consumed`,
+      // which each scan thread arrives at after its read) before it changes.
       if (i >= Stages) tma::wait(&shared.consumed[stage], (i / Stages - 1) % 2);
       if (lane == 0) {
         shared.prefix[stage] = exclusive;
@@ -888,8 +888,7 @@ __global__ void __launch_bounds__(ScanThreads + ch06::kWarpSize)
     ring.template read<Op>(tile, stage, items);
     (void)ch07::thread_inclusive_scan(items, op);
     ch07::add_prefix(items, op(shared.prefix[stage], before), kind, op);
-    __syncwarp();
-    if (threadIdx.x % ch06::kWarpSize == 0) tma::arrive(&shared.consumed[stage]);  // this warp has read the prefix
+    tma::arrive(&shared.consumed[stage]);  // this thread has read the stage's prefix
     ring.write(tile, stage, items);
     sync_scan_warps<ScanThreads>();
     if (threadIdx.x == 0) {
