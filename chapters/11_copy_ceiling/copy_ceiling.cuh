@@ -1028,28 +1028,14 @@ struct CopyCeiling {
     } else {
       constexpr bool kSpecialized = R.kernel == Kernel::specialized;
       constexpr int kThreads = kSpecialized ? R.threads + ch06::kWarpSize : R.threads;
-      const auto kernel =
+      constexpr auto kernel =
           kSpecialized
               ? bulk_specialized_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op>
               : bulk_look_back_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op>;
       constexpr std::size_t kBytes = sizeof(BulkStorage<T, R.threads, R.items, R.stages>);
-      // The opt-in to more than 48 KiB of dynamic shared memory belongs to
-      // the current device: a program that scans on two GPUs from one thread
-      // (chapter 14) needs it on both. It is set once per device, off the
-      // timed path; one bit per device remembers where.
-      static std::atomic<std::uint64_t> opted_in{0};
-      int device = 0;
-      SCAN_CUDA(cudaGetDevice(&device));
-      const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
-      if ((opted_in.load(std::memory_order_relaxed) & bit) == 0) {
-        SCAN_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBytes)));
-        opted_in.fetch_or(bit, std::memory_order_relaxed);
-      }
-      // The occupancy query is asked once, on the first device scanned with,
-      // to keep it off the timed path. On GPUs of another kind the grid is
-      // then only a wave too large or small: blocks take tiles by ticket,
-      // so a block that waits for a free SM holds no tile anyone waits on.
-      static const int resident = resident_blocks(kernel, kThreads, kBytes);
+      // More than 48 KiB of dynamic shared memory, allowed once per device,
+      // and the occupancy asked once: both off the timed path.
+      const int resident = persistent_blocks<kernel>(kThreads, kBytes);
       // Persistent blocks: as many as the device holds at once, no more
       // than there are tiles. The tiles of the first wave skip the settle.
       const unsigned blocks = std::min<unsigned>(tiles, static_cast<unsigned>(resident));

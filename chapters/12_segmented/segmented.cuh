@@ -414,6 +414,24 @@ inline constexpr int kThreads = 128;
 /// Items per thread.
 inline constexpr int kItems = 32;
 
+/// Throws std::logic_error unless the request carries the marks `M` reads
+/// (the harness and scan_stress pass both: a check for a bug, not for input).
+template <Marks M, class T>
+void require_marks(const ScanRequest<T>& r) {
+  if ((M == Marks::heads ? static_cast<const void*>(r.heads) : static_cast<const void*>(r.keys)) == nullptr) {
+    throw std::logic_error("a segmented scan needs the segments' " +
+                           std::string(M == Marks::heads ? "head flags" : "keys"));
+  }
+}
+
+/// The scratch memory of both single-pass kernels: the ticket, then one
+/// flagged tile state per tile of `tile` elements (run() takes the same).
+template <class T>
+void reserve_ticket_and_states(Workspace& workspace, std::int64_t n, int tile) {
+  (void)workspace.take<unsigned>(1);
+  (void)workspace.take<typename FlaggedTileState<T>::Word>(tile_count(n, tile));
+}
+
 /// Registry entry: the single-pass segmented scan, by construction C, with
 /// segments marked by head flags or keys.
 template <Construction C, Marks M, BackOff Wait = ch10::kSettle, int Threads = kThreads, int Items = kItems>
@@ -444,16 +462,12 @@ struct SegmentedScan {
   /// The scratch memory run() takes: the ticket and the tile states.
   template <class T, class Op>
   static void reserve(Workspace& workspace, std::int64_t n, int) {
-    (void)workspace.take<unsigned>(1);
-    (void)workspace.take<typename FlaggedTileState<T>::Word>(tile_count(n, kTile));
+    reserve_ticket_and_states<T>(workspace, n, kTile);
   }
   /// Scans r.in into r.out on r.stream, restarting at r.heads (or where r.keys changes).
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
-    if ((M == Marks::heads ? static_cast<const void*>(r.heads) : static_cast<const void*>(r.keys)) == nullptr) {
-      throw std::logic_error("a segmented scan needs the segments' " +
-                             std::string(M == Marks::heads ? "head flags" : "keys"));
-    }
+    require_marks<M>(r);
     const auto kernel = segmented_scan<Threads, Items, C, M, T, Op>;
     static const int resident = resident_blocks(kernel, Threads);
     Workspace workspace = r.workspace;
@@ -900,30 +914,16 @@ struct BulkSegmentedScan {
   /// The scratch memory run() takes: the ticket and the tile states.
   template <class T, class Op>
   static void reserve(Workspace& workspace, std::int64_t n, int) {
-    (void)workspace.take<unsigned>(1);
-    (void)workspace.take<typename FlaggedTileState<T>::Word>(tile_count(n, kTile));
+    reserve_ticket_and_states<T>(workspace, n, kTile);
   }
   /// Scans r.in into r.out on r.stream, restarting at r.heads (or where r.keys changes).
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
-    if ((M == Marks::heads ? static_cast<const void*>(r.heads) : static_cast<const void*>(r.keys)) == nullptr) {
-      throw std::logic_error("a segmented scan needs the segments' " +
-                             std::string(M == Marks::heads ? "head flags" : "keys"));
-    }
+    require_marks<M>(r);
     constexpr std::size_t kShared = kBytes<T>;
     constexpr int kMinBlocks = bulk_blocks_per_sm<Storage<T>>(Threads);
-    const auto kernel = bulk_segmented_scan<Threads, kMinBlocks, Items, Stages, Batch, C, M, P, T, Op>;
-    // More than 48 KiB of dynamic shared memory needs an opt-in, once per
-    // device and off the timed path (as chapter 11's bulk recipes do).
-    static std::atomic<std::uint64_t> opted_in{0};
-    int device = 0;
-    SCAN_CUDA(cudaGetDevice(&device));
-    const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
-    if ((opted_in.load(std::memory_order_relaxed) & bit) == 0) {
-      SCAN_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kShared)));
-      opted_in.fetch_or(bit, std::memory_order_relaxed);
-    }
-    static const int resident = resident_blocks(kernel, Threads, kShared);
+    constexpr auto kernel = bulk_segmented_scan<Threads, kMinBlocks, Items, Stages, Batch, C, M, P, T, Op>;
+    const int resident = persistent_blocks<kernel>(Threads, kShared);  // shared memory allowed, occupancy asked once
     Workspace workspace = r.workspace;
     const unsigned tiles = tile_count(r.n, kTile);
     unsigned* ticket = workspace.take<unsigned>(1);

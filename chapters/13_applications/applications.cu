@@ -59,23 +59,10 @@ void launch_bulk(const T* in, T* out, std::int64_t n, const ScatterScratch& s, u
                  Pred pred, cudaStream_t stream) {
   constexpr int kBulkTile = S.threads * S.items;
   static_assert(kBulkTile >= kTile, "the scratch holds a state per kTile elements");
-  const auto kernel =
+  constexpr auto kernel =
       bulk_scatter_selected<S.threads, S.items, S.stages, ch11::WalkOf<S.walk, S.windows>, Mode, T, Pred>;
   constexpr std::size_t kBytes = sizeof(BulkScatterStorage<T, S.threads, S.items, S.stages>);
-  // The opt-in to more than 48 KiB of dynamic shared memory belongs to the
-  // kernel and the current device: set once per device, off the timed path,
-  // as chapter 11 does (one bit per device remembers where; this function
-  // is instantiated once per kernel, so is the bit set).
-  static std::atomic<std::uint64_t> allowed{0};
-  int device = 0;
-  SCAN_CUDA(cudaGetDevice(&device));
-  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
-  if ((allowed.load(std::memory_order_relaxed) & bit) == 0) {
-    SCAN_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBytes)));
-    allowed.fetch_or(bit, std::memory_order_relaxed);
-  }
-  // Asked once, on the first device (chapter 11 explains why that is enough).
-  static const int resident = resident_blocks(kernel, S.threads, kBytes);
+  const int resident = persistent_blocks<kernel>(S.threads, kBytes);  // shared memory allowed, occupancy asked once
   const unsigned tiles = tile_count(n, kBulkTile);
   BackOff wait = S.wait;
   wait.first_settling_tile = static_cast<unsigned>(resident);

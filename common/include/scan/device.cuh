@@ -5,6 +5,7 @@
 #include <scan/error.hpp>
 #include <scan/types.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -103,6 +104,34 @@ int resident_blocks(Kernel kernel, int threads, std::size_t dynamic_shared_bytes
   SCAN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   SCAN_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_shared_bytes));
   return sms * (per_sm > 0 ? per_sm : 1);
+}
+
+/// The grid of a persistent kernel with `shared_bytes` of dynamic shared
+/// memory (chapters 11-13): lets `Kernel` use that much on the current
+/// device, and returns resident_blocks() for it.
+///
+/// Above 48 KiB a kernel must opt in, and the opt-in belongs to the device:
+/// a program that scans on two GPUs from one thread (chapter 14) needs it
+/// on both. It is set once per device (one bit per device remembers where),
+/// so after the first call on a device no CUDA call but cudaGetDevice() is
+/// made here: the timed path stays clean. The occupancy is asked once, on
+/// the first device; on a GPU of another kind the grid is then only a wave
+/// too large or too small, which persistent blocks taking tiles by ticket
+/// tolerate (a block waiting for a free SM holds no tile anyone waits on).
+/// `Kernel` is a template argument so that each kernel has its own
+/// remembered state (kernels of one signature share a pointer type).
+template <auto Kernel>
+int persistent_blocks(int threads, std::size_t shared_bytes) {
+  static std::atomic<std::uint64_t> opted_in{0};
+  int device = 0;
+  SCAN_CUDA(cudaGetDevice(&device));
+  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
+  if ((opted_in.load(std::memory_order_relaxed) & bit) == 0) {
+    SCAN_CUDA(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
+    opted_in.fetch_or(bit, std::memory_order_relaxed);
+  }
+  static const int resident = resident_blocks(Kernel, threads, shared_bytes);
+  return resident;
 }
 
 }  // namespace scan
