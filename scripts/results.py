@@ -580,7 +580,7 @@ DATA_GROUPS = [
     ("Tile-shape and tuning sweeps", r"sweep-"),
     ("Block-size sweeps", r"block-"),
     ("Counters from `ncu`", r"ncu-"),
-    ("Correctness checks on the GPU", r"checks-|multi-|kit-gpu-"),
+    ("Correctness checks on the GPU", r"checks-|multi-|kit-gpu-|final-check-"),
 ]
 PUBLISHED = (".csv", ".json", ".txt")   # the kinds docs/CMakeLists.txt copies into the site
 
