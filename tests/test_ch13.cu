@@ -31,13 +31,15 @@ const std::vector<std::int64_t> kSizes = {1,         31,        kTile - 1, kTile
                                           100003,    (1 << 20) + 7};
 
 /// Every scatter kernel.
-const ScatterKernel kKernels[] = {ScatterKernel::per_tile, ScatterKernel::bulk, ScatterKernel::bulk_any_prefix};
+const ScatterKernel kKernels[] = {ScatterKernel::per_tile, ScatterKernel::bulk, ScatterKernel::bulk_any_prefix,
+                                  ScatterKernel::ballot};
 
 const char* kernel_name(ScatterKernel kernel) {
   switch (kernel) {
     case ScatterKernel::per_tile: return "per tile";
     case ScatterKernel::bulk: return "bulk";
     case ScatterKernel::bulk_any_prefix: return "bulk, any-prefix look-back";
+    case ScatterKernel::ballot: return "per tile, warp ballots";
   }
   return "?";
 }

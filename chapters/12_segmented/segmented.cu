@@ -24,22 +24,29 @@ std::vector<Variant> variants() {
       gpu_variant<SegmentedScan<Construction::transformed, Marks::heads, kSpin>, SweepCombos>(),
       gpu_variant<SegmentedScan<Construction::direct, Marks::heads, kSpin>, SweepCombos>(),
       gpu_variant<SegmentedScan<Construction::direct, Marks::heads, ch10::kSettle, 256, 16>, SweepCombos>(),
-      // The bulk kernel's knobs: the other construction; a shallower ring
-      // with three blocks per SM instead of two; tiles of 3072 elements, so
-      // that four stages with their flags (60 KiB) still let three blocks
-      // share an SM; the same 80 KiB with twice the threads; smaller tiles
-      // in a deeper ring; one group per trip; the flags through L2.
+      // The bulk kernel's knobs, one at a time: the other construction;
+      // the head flags in shared-memory stages beside the values (80 KiB
+      // per block, two blocks per SM instead of three), also with chapter
+      // 11's four groups per trip (the first default) and with one; one
+      // and four groups per trip with the flags through L2; a shallower
+      // ring (three stages: more blocks fit an SM); half-height tiles of
+      // twice the threads.
       gpu_variant<BulkSegmentedScan<Construction::transformed, Marks::heads>, SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::stage, 256, 16, 3>, SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::stage, 192, 16, 4>, SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::stage, 512, 8, 4>, SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::stage, 256, 8, 6>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::stage>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::stage, kBulkThreads, kBulkItems,
+                                    kBulkStages, 4>,
+                  SweepCombos>(),
       gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::stage, kBulkThreads, kBulkItems,
                                     kBulkStages, 1>,
                   SweepCombos>(),
-      // The flags through L2 instead of shared memory: chapter 11's 64 KiB
-      // per block, so three blocks of the default shape fit an SM.
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::l2>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::l2, kBulkThreads, kBulkItems,
+                                    kBulkStages, 1>,
+                  SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::l2, kBulkThreads, kBulkItems,
+                                    kBulkStages, 4>,
+                  SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::l2, 256, 16, 3>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::l2, 512, 8, 4>, SweepCombos>(),
   };
 }
 

@@ -498,9 +498,11 @@ struct SegmentedScan {
 // with bulk copies into a ring of shared-memory stages; each block
 // publishes its next tile's aggregate before it looks back for the current
 // one; and the look-back is chapter 11's grouped walk, which a head only
-// ever shortens. On the H100 it matches the per-tile kernel with short
-// segments and beats CUB at every length, but it is not faster with one
-// long segment (the chapter's text has the numbers).
+// ever shortens. Its defaults (the head flags through L2, two groups of
+// 32 tiles per look-back trip) were chosen by the sweep in segmented.cu:
+// on the H100 they keep it within a few percent of the copy's rate from
+// one-element segments to one segment spanning the array (the chapter's
+// text has the numbers).
 
 /// How the bulk kernel's head flags reach the threads.
 enum class FlagPath {
@@ -715,11 +717,12 @@ constexpr int bulk_blocks_per_sm(int threads) {
 // [bulk segmented kernel]
 /// Chapter 11's bulk kernel (bulk_look_back_scan) with (value, flag)
 /// pairs. A persistent block scans tile after tile, in ticket order.
-/// Thread 0 takes the tickets and starts two bulk copies per tile into a
-/// stage of the ring, the values (4 bytes an element for int32) and the
-/// head flags (1 byte), on one barrier that expects both byte counts.
-/// (With FlagPath::l2 it copies the values only and prefetches the flags
-/// into L2, where the threads load them.) For each tile k the block
+/// Thread 0 takes the tickets; for each tile it starts a bulk copy of the
+/// values (4 bytes an element for int32) into a stage of the ring and a
+/// bulk prefetch of the head flags (1 byte) into L2, from where each
+/// thread loads its own (FlagPath::l2). With FlagPath::stage the flags
+/// travel by a second bulk copy into a flag stage instead, on the same
+/// barrier, which then expects both byte counts. For each tile k the block
 ///  1. (as soon as tile k + 1 has landed) publishes tile k + 1's aggregate
 ///     and its flag, so that no look-back waits for a tile this block holds;
 ///  2. looks back for tile k (warp 0, SegmentedGroupedWalk);
@@ -854,21 +857,24 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 }
 // [bulk segmented kernel]
 
-/// Tile shape, ring depth and groups per trip of the `bulk` variants:
-/// chapter 11's `deterministic` recipe. With the flag stages a block takes
-/// 80 KiB of shared memory, so two blocks fit an SM instead of three; the
-/// tuning points in segmented.cu weigh that against a shallower ring
-/// (three blocks of three stages) and other shapes.
+/// Tile shape and ring depth of the `bulk` variants: chapter 11's
+/// `deterministic` recipe (64 KiB of value stages, three blocks per SM).
+/// The head flags go through L2 (FlagPath::l2), not through flag stages
+/// that would make the block 80 KiB and leave two blocks per SM; the
+/// tuning points in segmented.cu measure that choice, the groups per trip
+/// and other shapes.
 inline constexpr int kBulkThreads = 256;
 /// Items per thread of the `bulk` variants.
 inline constexpr int kBulkItems = 16;
 /// Stages in the ring of the `bulk` variants.
 inline constexpr int kBulkStages = 4;
-/// Groups of 32 tiles a look-back loads per trip.
-inline constexpr int kBulkBatch = 4;
+/// Groups of 32 tiles a look-back loads per trip: two, not chapter 11's
+/// four. With one long segment a walk usually ends at the nearest group,
+/// so the states of a third and fourth group are loaded for nothing.
+inline constexpr int kBulkBatch = 2;
 
 /// Registry entry: the persistent bulk-copy segmented scan.
-template <Construction C, Marks M, FlagPath P = FlagPath::stage, int Threads = kBulkThreads, int Items = kBulkItems,
+template <Construction C, Marks M, FlagPath P = FlagPath::l2, int Threads = kBulkThreads, int Items = kBulkItems,
           int Stages = kBulkStages, int Batch = kBulkBatch, BackOff Wait = ch10::kSpin>
 struct BulkSegmentedScan {
   /// Elements per tile.
@@ -890,7 +896,7 @@ struct BulkSegmentedScan {
     // (append, not operator+: GCC 12 warns falsely on "-" + std::string)
     if (shape) v.name.append("-").append(ch07::shape_name(Threads, Items)).append("-s").append(std::to_string(Stages));
     if (Batch != kBulkBatch) v.name.append("-wide").append(std::to_string(Batch));
-    if (M == Marks::heads && P == FlagPath::l2) v.name.append("-l2flags");
+    if (M == Marks::heads && P == FlagPath::stage) v.name.append("-stageflags");
     if (Wait.settle_ns != 0) v.name.append("-settle").append(std::to_string(Wait.settle_ns));
     v.summary = std::string(C == Construction::transformed ? "operator transformation"
                                                            : "direct (conditional indexing)") +
@@ -908,7 +914,7 @@ struct BulkSegmentedScan {
     v.float_order_varies = true;  // the walk gathers groups back to where it stops
     v.segmented = true;
     v.tuning = shape || Batch != kBulkBatch || Wait.settle_ns != 0 || C == Construction::transformed ||
-               (M == Marks::heads && P != FlagPath::stage);
+               (M == Marks::heads && P != FlagPath::l2);
     return v;
   }
   /// The scratch memory run() takes: the ticket and the tile states.

@@ -43,9 +43,9 @@ unsigned count_blocks() {
 /// The settle of chapter 10's packed-settle variant, with the first wave exempt.
 /// (One count per kernel: kernels of one signature share a pointer type,
 /// so the kernel itself is the template argument.)
-template <auto Kernel>
+template <auto Kernel, int Threads = kThreads>
 BackOff settle_for() {
-  static const int resident = resident_blocks(Kernel, kThreads);
+  static const int resident = resident_blocks(Kernel, Threads);
   BackOff wait = ch10::kSettle;
   wait.first_settling_tile = static_cast<unsigned>(resident);
   return wait;
@@ -75,6 +75,7 @@ int tile_of(ScatterKernel kernel) {
   switch (kernel) {
     case ScatterKernel::bulk: return kBulkGrouped.threads * kBulkGrouped.items;
     case ScatterKernel::bulk_any_prefix: return kBulkAnyPrefix.threads * kBulkAnyPrefix.items;
+    case ScatterKernel::ballot: return kBallotThreads * kBallotItems;
     case ScatterKernel::per_tile: break;
   }
   return kTile;
@@ -97,6 +98,13 @@ void scatter(const T* in, T* out, std::int64_t n, unsigned long long* selected, 
       kernel<<<tile_count(n, kTile), kThreads, 0, stream>>>(in, out, n, s.ticket,
                                                             ch10::PackedTileState<unsigned>{s.words}, selected, pred,
                                                             settle_for<kernel>());
+      break;
+    }
+    case ScatterKernel::ballot: {
+      constexpr auto kernel = &ballot_scatter_selected<kBallotThreads, kBallotItems, Mode, T, Pred>;
+      static_assert(kBallotThreads * kBallotItems >= kTile, "the scratch holds a state per kTile elements");
+      kernel<<<tile_count(n, kBallotThreads * kBallotItems), kBallotThreads, 0, stream>>>(
+          in, out, n, s.ticket, ch10::PackedTileState<unsigned>{s.words}, selected, pred, settle_for<kernel, kBallotThreads>());
       break;
     }
     case ScatterKernel::bulk: launch_bulk<kBulkGrouped, Mode>(in, out, n, s, selected, pred, stream); break;

@@ -72,6 +72,7 @@ enum class ScatterKernel {
   per_tile,         ///< scatter_selected(): one block per tile, in ticket order
   bulk,             ///< bulk_scatter_selected() with kBulkGrouped: persistent blocks, bulk copies
   bulk_any_prefix,  ///< the same with kBulkAnyPrefix (chapter 10's look-back, read wide)
+  ballot,           ///< ballot_scatter_selected(): one block per tile, ranked by warp ballots, nothing staged
 };
 
 // kit: region gather from "unsigned front = before;"
@@ -190,6 +191,110 @@ __global__ void __launch_bounds__(Threads)
                                      selected_total, staged);
 }
 // [scatter kernel]
+
+// [ballot scatter]
+/// The shape of ballot_scatter_selected(): 128 x 32, the fastest of five
+/// shapes measured on the H100 with 1% kept (the text has the numbers).
+inline constexpr int kBallotThreads = 128;
+/// Items per thread of ballot_scatter_selected(): 32, as many as the bits
+/// of the word that holds a thread's picks.
+inline constexpr int kBallotItems = 32;
+
+/// One block per tile, like scatter_selected(), with no tile in shared
+/// memory at all. Each warp owns a strip of 32 * Items consecutive
+/// elements, and lane l holds the strip's elements l, 32 + l, 64 + l, ...
+/// ("warp-striped"), loaded straight from global memory: every load of a
+/// warp reads 128 consecutive bytes.
+///
+/// The rank comes from ballots instead of a gather. Row j of a strip is 32
+/// consecutive elements, one per lane; one ballot tells every lane which
+/// of the row are selected, and lane l's selected element goes
+/// popc(ballot & lanes below l) places after the row's first. So the
+/// selected elements of a row land next to each other in the output, as
+/// do its rejected ones (whose rank is the lane's position minus its
+/// selected rank): each store instruction of a warp writes one or two
+/// contiguous runs, coalesced like the staged scatter's, with nothing
+/// staged. Shared memory shrinks to a count per warp, so registers and
+/// threads alone limit the blocks per SM: more tiles in flight to hide the
+/// look-back, which is most of a tile's time when few elements are kept.
+template <int Threads, int Items, Rejected Mode, class T, class Pred>
+__global__ void __launch_bounds__(Threads)
+    ballot_scatter_selected(const T* in, T* out, std::int64_t n, unsigned* ticket,
+                            ch10::PackedTileState<unsigned> state, unsigned long long* selected_total, Pred pred,
+                            BackOff wait) {
+  static_assert(Items <= 32, "a thread's picks are the bits of one word");
+  constexpr int kWarps = Threads / ch06::kWarpSize;
+  __shared__ unsigned warp_selected[kWarps];
+  __shared__ unsigned selected_before;
+  const unsigned tile = ch09::take_ticket(ticket);
+  const TileSpan span = tile_span(tile, Threads * Items, n);
+  const int warp = static_cast<int>(threadIdx.x) / ch06::kWarpSize;
+  const int lane = static_cast<int>(threadIdx.x) % ch06::kWarpSize;
+  const int strip = warp * ch06::kWarpSize * Items;  // the warp's first element, from the tile's start
+  const unsigned lanes_below = (1u << lane) - 1u;
+
+  // All loads first, so that Items of them are in flight at once.
+  T items[Items];
+#pragma unroll
+  for (int j = 0; j < Items; ++j) {
+    const int at = strip + j * ch06::kWarpSize + lane;
+    items[j] = at < span.valid ? in[span.start + at] : T{};
+  }
+  unsigned picked = 0;  // bit j: items[j] is selected
+#pragma unroll
+  for (int j = 0; j < Items; ++j) {
+    const int at = strip + j * ch06::kWarpSize + lane;
+    if (at < span.valid && pred(items[j])) picked |= 1u << j;
+  }
+  const unsigned warp_count = __reduce_add_sync(ch06::kFullMask, static_cast<unsigned>(__popc(picked)));
+  if (lane == 0) warp_selected[warp] = warp_count;
+  __syncthreads();
+  unsigned tile_count = 0;
+  unsigned before_warp = 0;  // selected in the strips of the warps before this one
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) {
+    before_warp += w < warp ? warp_selected[w] : 0u;
+    tile_count += warp_selected[w];
+  }
+  if (warp == 0) {
+    if (lane == 0) state.publish(tile, tile == 0 ? Status::prefix : Status::aggregate, tile_count);
+    unsigned prefix = 0;
+    if (tile != 0) {
+      wait.settle(tile);
+      prefix = ch10::look_back_warp<unsigned>(state, tile, Add{}, wait);
+      if (lane == 0) state.publish(tile, Status::prefix, prefix + tile_count);
+    }
+    if (lane == 0) selected_before = prefix;
+  }
+  __syncthreads();
+
+  // Selected and rejected elements before this warp's strip, in the whole array.
+  const std::uint64_t selected = std::uint64_t{selected_before} + before_warp;
+  const std::uint64_t rejected = static_cast<std::uint64_t>(span.start + strip) - selected;
+  const std::uint64_t all_selected = Mode == Rejected::in_order ? *selected_total : 0;
+  unsigned row_first = 0;  // selected in the strip's rows before row j
+#pragma unroll
+  for (int j = 0; j < Items; ++j) {
+    const bool mine = (picked >> j) & 1u;
+    const unsigned row = __ballot_sync(ch06::kFullMask, mine);
+    const unsigned rank = row_first + static_cast<unsigned>(__popc(row & lanes_below));
+    const int at = strip + j * ch06::kWarpSize + lane;
+    if (mine) {
+      out[selected + rank] = items[j];
+    } else if (Mode != Rejected::dropped && at < span.valid) {
+      // Elements of the strip before this one, less the selected ones among them.
+      const std::uint64_t behind = rejected + static_cast<unsigned>(j * ch06::kWarpSize + lane) - rank;
+      const std::int64_t to = Mode == Rejected::reversed ? n - 1 - static_cast<std::int64_t>(behind)
+                                                          : static_cast<std::int64_t>(all_selected + behind);
+      out[to] = items[j];
+    }
+    row_first += static_cast<unsigned>(__popc(row));
+  }
+  if (Mode != Rejected::in_order && threadIdx.x == 0 && span.start + span.valid == n) {
+    *selected_total = std::uint64_t{selected_before} + tile_count;
+  }
+}
+// [ballot scatter]
 
 // [bulk scatter]
 /// The shape of a persistent bulk scatter: chapter 11's knobs.

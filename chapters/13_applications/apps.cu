@@ -117,7 +117,7 @@ __global__ void unpack_x(const std::uint64_t* maps, float* x, std::int64_t n) {
 
 /// The scatter kernels the program times side by side, in table order.
 constexpr ScatterKernel kScatterKernels[] = {ScatterKernel::per_tile, ScatterKernel::bulk,
-                                             ScatterKernel::bulk_any_prefix};
+                                             ScatterKernel::bulk_any_prefix, ScatterKernel::ballot};
 
 /// How a row names a scatter kernel (no commas: the CSV does not quote).
 std::string kernel_label(ScatterKernel kernel) {
@@ -125,6 +125,7 @@ std::string kernel_label(ScatterKernel kernel) {
     case ScatterKernel::per_tile: return "per tile";
     case ScatterKernel::bulk: return "bulk persistent";
     case ScatterKernel::bulk_any_prefix: return "bulk persistent; any-prefix look-back";
+    case ScatterKernel::ballot: return "per tile; warp ballots";
   }
   return "?";
 }

@@ -48,7 +48,7 @@ if want stress; then
       || note "float deterministic $args: FAILED"
   done
   # Segmented scans: random segments of a few mean lengths, the same heads on every run.
-  for target in "12 transformed 8" "12 direct 256" "12 by-key 65536"; do
+  for target in "12 transformed 8" "12 direct 256" "12 by-key 65536" "12 bulk 1" "12 bulk 256" "12 bulk 1G"; do
     set -- $target
     timeout 300 "$bin/scan_stress" --chapter "$1" --variant "$2" --segments "$3" --n 16777219 --runs 1000 \
       >> "$out/stress.log" 2>&1 || note "stress $target: FAILED"
@@ -67,6 +67,8 @@ for target in "ch08_hierarchical --variant reduce-then-scan" "ch11_copy_ceiling 
   run "huge-$1-${3}" 300 "$bin/$1" --n 2147483649 --reps 0 --variant "$3" --no-baselines --quiet
   grep -E "PASS|FAIL|SKIP" "$out/huge-$1-${3}.log" | tee -a "$summary"
 done
+run huge-ch12-bulk 300 "$bin/ch12_segmented" --n 2147483649 --reps 0 --variant bulk --segments 1G --no-baselines --quiet
+grep -E "PASS|FAIL|SKIP" "$out/huge-ch12-bulk.log" | tee -a "$summary"
 run huge-ch13 300 "$bin/ch13_applications" --n 2147483649 --app compact --reps 0 --no-baselines --quiet
 grep -E "PASS|FAIL" "$out/huge-ch13.log" | tee -a "$summary"
 run too-big 60 "$bin/ch08_hierarchical" --n 64G
