@@ -212,9 +212,9 @@ inline constexpr int kBallotItems = 32;
 /// popc(ballot & lanes below l) places after the row's first. So the
 /// selected elements of a row land next to each other in the output, as
 /// do its rejected ones (whose rank is the lane's position minus its
-/// selected rank): each store instruction of a warp writes one or two
-/// contiguous runs, coalesced like the staged scatter's, with nothing
-/// staged. Shared memory shrinks to a count per warp, so registers and
+/// selected rank): a row is stored with one instruction per run (one run
+/// in compaction, two in the splits), each run contiguous and coalesced
+/// like the staged scatter's, with nothing staged. Shared memory shrinks to a count per warp, so registers and
 /// threads alone limit the blocks per SM: more tiles in flight to hide the
 /// look-back, which is most of a tile's time when few elements are kept.
 template <int Threads, int Items, Rejected Mode, class T, class Pred>
