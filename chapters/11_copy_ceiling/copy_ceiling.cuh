@@ -20,7 +20,6 @@
 #include <scan/registry.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>

@@ -23,7 +23,6 @@
 #include <cuda/atomic>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -425,11 +424,26 @@ void require_marks(const ScanRequest<T>& r) {
 }
 
 /// The scratch memory of both single-pass kernels: the ticket, then one
-/// flagged tile state per tile of `tile` elements (run() takes the same).
+/// flagged tile state per tile. Both must be zero at launch.
 template <class T>
-void reserve_ticket_and_states(Workspace& workspace, std::int64_t n, int tile) {
-  (void)workspace.take<unsigned>(1);
-  (void)workspace.take<typename FlaggedTileState<T>::Word>(tile_count(n, tile));
+struct TicketAndStates {
+  unsigned* ticket;                           ///< the tile counter
+  typename FlaggedTileState<T>::Word* words;  ///< the tiles' states, right after it
+  std::size_t bytes;                          ///< from `ticket` to the last state's end (0 when measuring)
+};
+
+/// Takes the ticket and the states of n elements in tiles of `tile`
+/// elements: reserve() with a measuring workspace, run() with the real one
+/// (the same takes, so the two cannot disagree).
+template <class T>
+TicketAndStates<T> take_ticket_and_states(Workspace& workspace, std::int64_t n, int tile) {
+  unsigned* ticket = workspace.take<unsigned>(1);
+  auto* words = workspace.take<typename FlaggedTileState<T>::Word>(tile_count(n, tile));
+  const std::size_t bytes =
+      ticket == nullptr ? 0
+                        : static_cast<std::size_t>(reinterpret_cast<const char*>(words + tile_count(n, tile)) -
+                                                   reinterpret_cast<const char*>(ticket));
+  return {ticket, words, bytes};
 }
 
 /// Registry entry: the single-pass segmented scan, by construction C, with
@@ -462,7 +476,7 @@ struct SegmentedScan {
   /// The scratch memory run() takes: the ticket and the tile states.
   template <class T, class Op>
   static void reserve(Workspace& workspace, std::int64_t n, int) {
-    reserve_ticket_and_states<T>(workspace, n, kTile);
+    (void)take_ticket_and_states<T>(workspace, n, kTile);
   }
   /// Scans r.in into r.out on r.stream, restarting at r.heads (or where r.keys changes).
   template <class T, class Op>
@@ -472,15 +486,12 @@ struct SegmentedScan {
     static const int resident = resident_blocks(kernel, Threads);
     Workspace workspace = r.workspace;
     const unsigned tiles = tile_count(r.n, kTile);
-    unsigned* ticket = workspace.take<unsigned>(1);
-    auto* words = workspace.take<typename FlaggedTileState<T>::Word>(tiles);
-    const std::size_t reset = static_cast<std::size_t>(reinterpret_cast<const char*>(words + tiles) -
-                                                       reinterpret_cast<const char*>(ticket));
-    SCAN_CUDA(cudaMemsetAsync(ticket, 0, reset, r.stream));
+    const TicketAndStates<T> scratch = take_ticket_and_states<T>(workspace, r.n, kTile);
+    SCAN_CUDA(cudaMemsetAsync(scratch.ticket, 0, scratch.bytes, r.stream));
     BackOff wait = Wait;
     wait.first_settling_tile = static_cast<unsigned>(resident);
-    kernel<<<tiles, Threads, 0, r.stream>>>(r.in, r.heads, r.keys, r.out, r.n, r.kind, ticket,
-                                            FlaggedTileState<T>{words}, wait, op);
+    kernel<<<tiles, Threads, 0, r.stream>>>(r.in, r.heads, r.keys, r.out, r.n, r.kind, scratch.ticket,
+                                            FlaggedTileState<T>{scratch.words}, wait, op);
     SCAN_CUDA_LAUNCH();
   }
 };
@@ -920,7 +931,7 @@ struct BulkSegmentedScan {
   /// The scratch memory run() takes: the ticket and the tile states.
   template <class T, class Op>
   static void reserve(Workspace& workspace, std::int64_t n, int) {
-    reserve_ticket_and_states<T>(workspace, n, kTile);
+    (void)take_ticket_and_states<T>(workspace, n, kTile);
   }
   /// Scans r.in into r.out on r.stream, restarting at r.heads (or where r.keys changes).
   template <class T, class Op>
@@ -932,17 +943,14 @@ struct BulkSegmentedScan {
     const int resident = persistent_blocks<kernel>(Threads, kShared);  // shared memory allowed, occupancy asked once
     Workspace workspace = r.workspace;
     const unsigned tiles = tile_count(r.n, kTile);
-    unsigned* ticket = workspace.take<unsigned>(1);
-    auto* words = workspace.take<typename FlaggedTileState<T>::Word>(tiles);
-    const std::size_t reset = static_cast<std::size_t>(reinterpret_cast<const char*>(words + tiles) -
-                                                       reinterpret_cast<const char*>(ticket));
-    SCAN_CUDA(cudaMemsetAsync(ticket, 0, reset, r.stream));
+    const TicketAndStates<T> scratch = take_ticket_and_states<T>(workspace, r.n, kTile);
+    SCAN_CUDA(cudaMemsetAsync(scratch.ticket, 0, scratch.bytes, r.stream));
     BackOff wait = Wait;
     wait.first_settling_tile = static_cast<unsigned>(resident);
     // Persistent blocks: as many as the device holds at once, no more than there are tiles.
     const unsigned blocks = std::min<unsigned>(tiles, static_cast<unsigned>(resident));
-    kernel<<<blocks, Threads, kShared, r.stream>>>(r.in, r.heads, r.keys, r.out, r.n, r.kind, ticket,
-                                                   FlaggedTileState<T>{words}, wait, op);
+    kernel<<<blocks, Threads, kShared, r.stream>>>(r.in, r.heads, r.keys, r.out, r.n, r.kind, scratch.ticket,
+                                                   FlaggedTileState<T>{scratch.words}, wait, op);
     SCAN_CUDA_LAUNCH();
   }
 };

@@ -3,7 +3,6 @@
 #include <scan/error.hpp>
 
 #include <algorithm>
-#include <atomic>
 
 namespace scan::ch13 {
 namespace {
@@ -90,21 +89,23 @@ void scatter(const T* in, T* out, std::int64_t n, unsigned long long* selected, 
     throw UsageError("the scatter's counts are 32-bit: n must be below 2^32, not " + std::to_string(n));
   }
   Workspace workspace(static_cast<std::byte*>(scratch), scatter_scratch_bytes(n));
-  const ScatterScratch s = take_scatter(workspace, n, tile_of(which));
+  const int tile = tile_of(which);
+  const ScatterScratch s = take_scatter(workspace, n, tile);
   SCAN_CUDA(cudaMemsetAsync(s.ticket, 0, s.reset_bytes, stream));
   switch (which) {
     case ScatterKernel::per_tile: {
       constexpr auto kernel = &scatter_selected<kThreads, kItems, Mode, T, Pred>;
-      kernel<<<tile_count(n, kTile), kThreads, 0, stream>>>(in, out, n, s.ticket,
-                                                            ch10::PackedTileState<unsigned>{s.words}, selected, pred,
-                                                            settle_for<kernel>());
+      kernel<<<tile_count(n, tile), kThreads, 0, stream>>>(in, out, n, s.ticket,
+                                                           ch10::PackedTileState<unsigned>{s.words}, selected, pred,
+                                                           settle_for<kernel>());
       break;
     }
     case ScatterKernel::ballot: {
       constexpr auto kernel = &ballot_scatter_selected<kBallotThreads, kBallotItems, Mode, T, Pred>;
       static_assert(kBallotThreads * kBallotItems >= kTile, "the scratch holds a state per kTile elements");
-      kernel<<<tile_count(n, kBallotThreads * kBallotItems), kBallotThreads, 0, stream>>>(
-          in, out, n, s.ticket, ch10::PackedTileState<unsigned>{s.words}, selected, pred, settle_for<kernel, kBallotThreads>());
+      kernel<<<tile_count(n, tile), kBallotThreads, 0, stream>>>(in, out, n, s.ticket,
+                                                                 ch10::PackedTileState<unsigned>{s.words}, selected,
+                                                                 pred, settle_for<kernel, kBallotThreads>());
       break;
     }
     case ScatterKernel::bulk: launch_bulk<kBulkGrouped, Mode>(in, out, n, s, selected, pred, stream); break;
