@@ -30,20 +30,6 @@ const std::vector<std::int64_t> kSizes = {1,         31,        kTile - 1, kTile
                                           3 * kTile, 4 * kTile - 1, 4 * kTile + 1, 5 * kTile + 3, (1 << 16) + 3,
                                           100003,    (1 << 20) + 7};
 
-/// Every scatter kernel.
-const ScatterKernel kKernels[] = {ScatterKernel::per_tile, ScatterKernel::bulk, ScatterKernel::bulk_any_prefix,
-                                  ScatterKernel::ballot};
-
-const char* kernel_name(ScatterKernel kernel) {
-  switch (kernel) {
-    case ScatterKernel::per_tile: return "per tile";
-    case ScatterKernel::bulk: return "bulk";
-    case ScatterKernel::bulk_any_prefix: return "bulk, any-prefix look-back";
-    case ScatterKernel::ballot: return "per tile, warp ballots";
-  }
-  return "?";
-}
-
 /// Element offsets of the input and output pointers: both aligned (the
 /// bulk kernels load whole tiles by bulk copy), the input one element off
 /// (no bulk copies: the threads read every tile), the output one element
@@ -104,9 +90,9 @@ TEST_CASE("stream compaction keeps what the predicate keeps, in order", "[gpu][c
     for (const auto& c : cases) {
       const KeepBelow keep{c.threshold};
       const std::vector<std::uint32_t> expected = compact_reference(c.in, keep);
-      for (const ScatterKernel kernel : kKernels) {
+      for (const ScatterKernel kernel : kScatterKernels) {
         for (const Offsets offsets : kOffsets) {
-          INFO("n = " << n << ", keep " << c.name << ", " << kernel_name(kernel) << ", pointers off by "
+          INFO("n = " << n << ", keep " << c.name << ", " << scatter_kernel_name(kernel) << ", pointers off by "
                       << offsets.in << " (in) and " << offsets.out << " (out)");
           Shifted in(c.in, offsets.in), out(n, offsets.out);
           DeviceBuffer<unsigned long long> kept(1);
@@ -142,12 +128,12 @@ TEST_CASE("the split is stable and the partition keeps CUB's order", "[gpu][ch13
         if (n == large && bit != 17) continue;
         const std::vector<std::uint32_t> stable = split_reference(in, BitIsZero{bit}, false);
         const std::vector<std::uint32_t> reversed = split_reference(in, BitIsZero{bit}, true);
-        for (const ScatterKernel kernel : kKernels) {
+        for (const ScatterKernel kernel : kScatterKernels) {
           for (const Offsets offsets : kOffsets) {
             if (keys != 2 && offsets.in + offsets.out != 0) continue;  // the pointers are tried on random keys
             INFO("n = " << n << ", keys " << (keys == 2 ? "random" : keys ? "all ones" : "all zeros") << ", bit "
-                        << bit << ", " << kernel_name(kernel) << ", pointers off by " << offsets.in << " (in) and "
-                        << offsets.out << " (out)");
+                        << bit << ", " << scatter_kernel_name(kernel) << ", pointers off by " << offsets.in
+                        << " (in) and " << offsets.out << " (out)");
             Shifted d_in(in, offsets.in), d_out(n, offsets.out);
             DeviceBuffer<unsigned long long> zeros(1);
             DeviceBuffer<std::byte> scratch(scatter_scratch_bytes(n));
@@ -195,8 +181,8 @@ TEST_CASE("compaction and partition past 2^31 elements", "[gpu][ch13][large]") {
   fill_large<<<1024, 256>>>(in.data(), n);
   SCAN_CUDA(cudaDeviceSynchronize());
   const KeepBelow keep{0x80000000u};
-  for (const ScatterKernel kernel : kKernels) {
-    INFO(kernel_name(kernel));
+  for (const ScatterKernel kernel : kScatterKernels) {
+    INFO(scatter_kernel_name(kernel));
     // Compaction: the kept words, in order, then the poison untouched.
     SCAN_CUDA(cudaMemset(out.data(), 0xA5, out.bytes()));
     select_if(in.data(), out.data(), n, keep, count.data(), scratch.data(), nullptr, kernel);
@@ -237,8 +223,8 @@ TEST_CASE("the radix sort from splits sorts", "[gpu][ch13]") {
     for (std::int64_t i = 0; i < n; ++i) few[i] = static_cast<std::uint32_t>(random_bits(5, i) % 7);
     for (const auto& keys : {random_words(n, 21), few, std::vector<std::uint32_t>(static_cast<std::size_t>(n), 42u)}) {
       const std::vector<std::uint32_t> sorted = sort_reference(keys);
-      for (const ScatterKernel kernel : kKernels) {
-        INFO("n = " << n << ", " << kernel_name(kernel));
+      for (const ScatterKernel kernel : kScatterKernels) {
+        INFO("n = " << n << ", " << scatter_kernel_name(kernel));
         DeviceBuffer<std::uint32_t> d_keys(keys);
         DeviceBuffer<std::byte> scratch(sort_scratch_bytes(n));
         radix_sort(d_keys.data(), n, scratch.data(), nullptr, kernel);

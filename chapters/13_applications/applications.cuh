@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 namespace scan::ch13 {
 
@@ -74,6 +75,22 @@ enum class ScatterKernel {
   bulk_any_prefix,  ///< the same with kBulkAnyPrefix (chapter 10's look-back, read wide)
   ballot,           ///< ballot_scatter_selected(): one block per tile, ranked by warp ballots, nothing staged
 };
+
+/// Every scatter kernel, in the order the program's tables list them.
+inline constexpr ScatterKernel kScatterKernels[] = {ScatterKernel::per_tile, ScatterKernel::bulk,
+                                                    ScatterKernel::bulk_any_prefix, ScatterKernel::ballot};
+
+/// A scatter kernel's name in the program's rows and the tests' messages
+/// (no commas: the program's CSV does not quote).
+inline std::string scatter_kernel_name(ScatterKernel kernel) {
+  switch (kernel) {
+    case ScatterKernel::per_tile: return "per tile";
+    case ScatterKernel::bulk: return "bulk persistent";
+    case ScatterKernel::bulk_any_prefix: return "bulk persistent; any-prefix look-back";
+    case ScatterKernel::ballot: return "per tile; warp ballots";
+  }
+  return "?";
+}
 
 // kit: region gather from "unsigned front = before;"
 // kit: to end

@@ -115,21 +115,6 @@ __global__ void unpack_x(const std::uint64_t* maps, float* x, std::int64_t n) {
   }
 }
 
-/// The scatter kernels the program times side by side, in table order.
-constexpr ScatterKernel kScatterKernels[] = {ScatterKernel::per_tile, ScatterKernel::bulk,
-                                             ScatterKernel::bulk_any_prefix, ScatterKernel::ballot};
-
-/// How a row names a scatter kernel (no commas: the CSV does not quote).
-std::string kernel_label(ScatterKernel kernel) {
-  switch (kernel) {
-    case ScatterKernel::per_tile: return "per tile";
-    case ScatterKernel::bulk: return "bulk persistent";
-    case ScatterKernel::bulk_any_prefix: return "bulk persistent; any-prefix look-back";
-    case ScatterKernel::ballot: return "per tile; warp ballots";
-  }
-  return "?";
-}
-
 /// Fills a device buffer with a byte pattern no kernel writes on purpose,
 /// so that a check after a run sees every element the run left unwritten.
 template <class T>
@@ -299,7 +284,7 @@ void run_compact(const AppOptions& o, Session& session) {
   for (const ScatterKernel kernel : kScatterKernels) {
     poison(d_out);
     poison(d_kept);
-    session.measure({"compact", "single-pass (" + kernel_label(kernel) + ")", param, n, bytes},
+    session.measure({"compact", "single-pass (" + scatter_kernel_name(kernel) + ")", param, n, bytes},
                     [&] {
                       select_if(d_in.data(), d_out.data(), n, keep, d_kept.data(), scratch.data(), nullptr, kernel);
                     },
@@ -341,7 +326,7 @@ void run_split(const AppOptions& o, Session& session) {
   };
   for (const ScatterKernel kernel : kScatterKernels) {
     poison(d_out);
-    session.measure({"split", "stable (count then one pass; " + kernel_label(kernel) + ")", param, n, bytes},
+    session.measure({"split", "stable (count then one pass; " + scatter_kernel_name(kernel) + ")", param, n, bytes},
                     [&] {
                       split_by_bit(d_in.data(), d_out.data(), n, o.bit, d_zeros.data(), false, scratch.data(), nullptr,
                                    kernel);
@@ -350,7 +335,8 @@ void run_split(const AppOptions& o, Session& session) {
   }
   for (const ScatterKernel kernel : kScatterKernels) {
     poison(d_out);
-    session.measure({"split", "partition (one pass: ones reversed; " + kernel_label(kernel) + ")", param, n, bytes},
+    session.measure({"split", "partition (one pass: ones reversed; " + scatter_kernel_name(kernel) + ")", param, n,
+                     bytes},
                     [&] {
                       partition_by_bit(d_in.data(), d_out.data(), n, o.bit, d_zeros.data(), scratch.data(), nullptr,
                                        kernel);
@@ -384,7 +370,7 @@ void run_sort(const AppOptions& o, Session& session) {
   const auto check = [&] { return first_difference(d_keys.to_host(), expected); };
   // Each run sorts a fresh copy of the input (the copy is timed with it).
   for (const ScatterKernel kernel : {ScatterKernel::per_tile, ScatterKernel::bulk}) {
-    session.measure({"sort", "32 splits of one bit (" + kernel_label(kernel) + ")", "32-bit keys", n, bytes},
+    session.measure({"sort", "32 splits of one bit (" + scatter_kernel_name(kernel) + ")", "32-bit keys", n, bytes},
                     [&] {
                       SCAN_CUDA(cudaMemcpyAsync(d_keys.data(), d_in.data(), d_in.bytes(), cudaMemcpyDeviceToDevice));
                       radix_sort(d_keys.data(), n, scratch.data(), nullptr, kernel);
