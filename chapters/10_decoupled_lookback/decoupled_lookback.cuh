@@ -248,6 +248,11 @@ struct BlockTileIo {
                                               S& storage, T padding) {
     ch07::load_tile<ch07::kBestArrangement, Threads, Items>(in, start, valid, items, storage.exchange, padding);
   }
+  /// Called as the block takes tile `tile` of `Tile` elements, before it
+  /// loads it: nothing to do here (chapter 11's movers may start a later
+  /// tile's input on its way).
+  template <int Tile, class T>
+  __device__ __forceinline__ static void taken(const T*, std::int64_t, unsigned) {}
   /// Stores `items` (blocked arrangement) to the tile at `start`.
   template <int Threads, int Items, class T, class S>
   __device__ __forceinline__ static void store(T* out, std::int64_t start, int valid, const T (&items)[Items],
@@ -274,6 +279,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   constexpr int kTile = Threads * Items;
   const unsigned tile = ch09::take_ticket(ticket);
   const TileSpan span = tile_span(tile, kTile, n);
+  Io::template taken<kTile>(in, n, tile);
 
   T items[Items];
   Io::template load<Threads, Items>(in, span.start, span.valid, items, storage, Op::template identity<T>());

@@ -28,10 +28,11 @@ std::string recipe_name(const Recipe& r) {
   if (r.state == StateKind::split) s += "-split";
   if (r.walk == Walk::grouped) s += "-grouped";
   if (r.windows > 1) s += "-wide" + std::to_string(r.windows);
-  if (r.walk == Walk::none) return s + "-tile-wise";
+  const std::string ahead = r.ahead != 0 ? "-ahead" + std::to_string(r.ahead >> 20) + "M" : "";
+  if (r.walk == Walk::none) return s + "-tile-wise" + ahead;
   s += r.wait.settle_ns != 0 ? "-settle" + std::to_string(r.wait.settle_ns) : "-spin";
   if (r.wait.first_nap_ns != 0 && r.wait.first_nap_ns != 640) s += "-nap" + std::to_string(r.wait.first_nap_ns);
-  return s;
+  return s + ahead;
 }
 
 std::string recipe_summary(const Recipe& r) {
@@ -47,6 +48,7 @@ std::string recipe_summary(const Recipe& r) {
   if (r.min_blocks > 1) s += ", registers capped for " + std::to_string(r.min_blocks) + " blocks per SM";
   if (r.max_blocks > 0) s += ", at most " + std::to_string(r.max_blocks) + " blocks per SM";
   s += r.state == StateKind::packed ? ", status and value in one word" : ", status and value apart";
+  if (r.ahead != 0) s += ", prefetches the input " + std::to_string(r.ahead >> 20) + " MiB ahead into L2";
   if (r.walk == Walk::none) return s + ", no look-back: each tile scanned on its own (a building block)";
   s += r.walk == Walk::grouped ? ", look-back in fixed groups (reproducible floats)" : "";
   if (r.windows > 1) s += ", look-back reads " + std::to_string(r.windows) + " windows per trip";
@@ -113,6 +115,16 @@ std::vector<Variant> variants() {
             wide(4, bulk(128, 16, 6, kSpin, Walk::grouped)), wide(4, bulk(256, 16, 3, kSpin, Walk::grouped)),
             wide(4, bulk(128, 32, 4, kSettle500, Walk::grouped)),
             wide(4, lookback_warp(128, 32, 4, kSettle1000, Walk::grouped))>(v);
+  // Prefetching into L2 ahead of the tiles: none, and other distances than
+  // the variants' (tuned: 4 MiB, deterministic: 2 MiB).
+  // (Without: 128x32-warp-io-settle3000, for every type, and the grouped
+  // bulk-256x16-s4-grouped-wide4-spin above.)
+  add_sweep<SumCombos, per_tile(128, 32, Io::warp, kSettle)>(v);
+  add_sweep<SweepCombos, ahead(2 << 20, per_tile(128, 32, Io::warp, kSettle)),
+            ahead(8 << 20, per_tile(128, 32, Io::warp, kSettle)),
+            ahead(1 << 20, wide(4, bulk(256, 16, 4, kSpin, Walk::grouped))),
+            ahead(4 << 20, wide(4, bulk(256, 16, 4, kSpin, Walk::grouped))),
+            ahead(2 << 20, bulk(128, 32, 4, kSpin, Walk::none))>(v);
   // Inputs of a few waves: larger tiles make one wave, smaller ones more.
   add_sweep<SweepCombos, per_tile(64, 32, Io::warp, kSettle), per_tile(256, 32, Io::warp, kSpin),
             per_tile(128, 48, Io::warp, kSpin), per_tile(256, 24, Io::warp, kSpin), per_tile(128, 16, Io::warp, kSpin)>(v);

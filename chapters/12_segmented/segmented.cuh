@@ -660,13 +660,6 @@ struct SegmentedGroupedWalk {
 };
 // [segmented grouped look-back]
 
-/// Starts moving `bytes` (a multiple of 16, from a 16-byte aligned address)
-/// of global memory into L2 with the bulk-copy engine, without waiting and
-/// without a destination in shared memory (Hopper's cp.async.bulk.prefetch).
-__device__ __forceinline__ void prefetch_l2(const void* global, unsigned bytes) {
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(global), "r"(bytes) : "memory");
-}
-
 /// The head flags of a thread's Items consecutive elements as bits (bit j:
 /// item j), from a flag stage in shared memory (`stage`, the tile's first
 /// flag). 16 flags or more travel as 16-byte vectors in chapter 11's
@@ -758,7 +751,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   auto& shared = *dynamic_shared<Storage>();
   const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
   const Tiles ring{shared.ring, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, kTile)),
-                   (address(in) | address(out) | (M == Marks::heads ? address(heads) : 0)) % 16 == 0};
+                   (address(in) | address(out) | (M == Marks::heads ? address(heads) : 0)) % 16 == 0,
+                   0};  // no prefetch ahead: this kernel's refill() below is its own
 
   // Thread 0: takes the next ticket and starts loading its tile into
   // `stage`: BulkTiles::refill() with a second copy for the flags.
@@ -772,7 +766,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         ch11::tma::arrive_expecting(landed, Tiles::kTileBytes + kTile);
         ch11::tma::load(shared.heads[stage], heads + start, kTile, landed);
       } else {
-        if constexpr (M == Marks::heads) prefetch_l2(heads + start, kTile);  // FlagPath::l2
+        if constexpr (M == Marks::heads) ch11::tma::prefetch_l2(heads + start, kTile);  // FlagPath::l2
         ch11::tma::arrive_expecting(landed, Tiles::kTileBytes);
       }
       ch11::tma::load(shared.ring.stage[stage], in + start, Tiles::kTileBytes, landed);

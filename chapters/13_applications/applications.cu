@@ -92,12 +92,13 @@ void scatter(const T* in, T* out, std::int64_t n, unsigned long long* selected, 
   const int tile = tile_of(which);
   const ScatterScratch s = take_scatter(workspace, n, tile);
   SCAN_CUDA(cudaMemsetAsync(s.ticket, 0, s.reset_bytes, stream));
+  const unsigned ahead = ch11::tiles_ahead<T>(kPrefetchAheadBytes, tile);  // for the per-tile kernels
   switch (which) {
     case ScatterKernel::per_tile: {
       constexpr auto kernel = &scatter_selected<kThreads, kItems, Mode, T, Pred>;
       kernel<<<tile_count(n, tile), kThreads, 0, stream>>>(in, out, n, s.ticket,
                                                            ch10::PackedTileState<unsigned>{s.words}, selected, pred,
-                                                           settle_for<kernel>());
+                                                           settle_for<kernel>(), ahead);
       break;
     }
     case ScatterKernel::ballot: {
@@ -105,7 +106,7 @@ void scatter(const T* in, T* out, std::int64_t n, unsigned long long* selected, 
       static_assert(kBallotThreads * kBallotItems >= kTile, "the scratch holds a state per kTile elements");
       kernel<<<tile_count(n, tile), kBallotThreads, 0, stream>>>(in, out, n, s.ticket,
                                                                  ch10::PackedTileState<unsigned>{s.words}, selected,
-                                                                 pred, settle_for<kernel, kBallotThreads>());
+                                                                 pred, settle_for<kernel, kBallotThreads>(), ahead);
       break;
     }
     case ScatterKernel::bulk: launch_bulk<kBulkGrouped, Mode>(in, out, n, s, selected, pred, stream); break;
