@@ -1109,10 +1109,12 @@ struct CopyCeiling {
 
 // [fastest]
 /// Bytes of input a per-tile block prefetches ahead of its tile: 4 MiB, the
-/// fastest of 1, 2, 4 and 8 MiB on both GPUs measured (16 MiB: far slower).
+/// fastest of 1, 2, 4 and 8 MiB on both GPUs measured (16 MiB, on the
+/// H200: far slower).
 inline constexpr std::size_t kTileAhead = std::size_t{4} << 20;
 /// Bytes of input the bulk kernel's ring prefetches ahead: 2 MiB (1 and 2
-/// MiB alike on the H100, 4 MiB a little slower, 8 MiB far slower).
+/// MiB alike on the H100, 4 MiB a little slower, 8 MiB far slower; on the
+/// H200 the ring is faster without).
 inline constexpr std::size_t kRingAhead = std::size_t{2} << 20;
 /// The per-tile kernel at its measured best for 4-byte sums of a few waves
 /// and for 8-byte types: warp-private transposes, 128 x 32 tiles, a 3 µs
