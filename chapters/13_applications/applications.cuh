@@ -548,10 +548,12 @@ std::size_t scatter_scratch_bytes(std::int64_t n);
 
 /// Stream compaction: writes the elements of in[0, n) that `keep` selects to
 /// `out`, in order, and their number to `*kept` (device memory). T: a
-/// 4-byte type. n below 2^32 (the counts are 32-bit).
+/// 4-byte type. n below 2^32 (the counts are 32-bit). The ballot kernel by
+/// default: the only one ahead of cub::DeviceSelect::If with 1%, half and
+/// 99% kept alike (the text's table).
 template <class T>
 void select_if(const T* in, T* out, std::int64_t n, KeepBelow keep, unsigned long long* kept, void* scratch,
-               cudaStream_t stream, ScatterKernel kernel = ScatterKernel::bulk);
+               cudaStream_t stream, ScatterKernel kernel = ScatterKernel::ballot);
 
 /// The split of a radix sort: the keys whose bit `bit` is 0, then those
 /// whose bit is 1, each in input order. `zeros` (device memory) receives

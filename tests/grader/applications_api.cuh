@@ -15,7 +15,10 @@ std::size_t sort_scratch_bytes(std::int64_t n) { return scan::ch13::sort_scratch
 
 void select_below(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, std::uint32_t threshold,
                   unsigned long long* kept, void* scratch) {
-  scan::ch13::select_if(in, out, n, scan::ch13::KeepBelow{threshold}, kept, scratch, nullptr);
+  // The bulk kernel, not select_if's default (the ballot kernel): it runs
+  // the student's scatter_tile().
+  scan::ch13::select_if(in, out, n, scan::ch13::KeepBelow{threshold}, kept, scratch, nullptr,
+                        scan::ch13::ScatterKernel::bulk);
 }
 void split_by_bit(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, int bit, unsigned long long* zeros,
                   void* scratch) {
