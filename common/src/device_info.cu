@@ -2,7 +2,6 @@
 #include <scan/device_info.hpp>
 
 #include <cctype>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 

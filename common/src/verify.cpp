@@ -1,11 +1,7 @@
 #include <scan/verify.hpp>
 
-#include <algorithm>
-#include <bit>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <sstream>
 #include <type_traits>
 

@@ -40,7 +40,9 @@ class DeviceBuffer {
 
   /// Allocates and copies `host` to the device.
   explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) {
-    copy_from(host);
+    if (!host.empty()) {
+      SCAN_CUDA(cudaMemcpy(data_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    }
   }
 
   DeviceBuffer(const DeviceBuffer&) = delete;
@@ -67,13 +69,6 @@ class DeviceBuffer {
   std::size_t size() const noexcept { return count_; }
   /// Size in bytes.
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }
-
-  /// Copies `host` (at most size() elements) to the start of the buffer.
-  void copy_from(const std::vector<T>& host) {
-    if (!host.empty()) {
-      SCAN_CUDA(cudaMemcpy(data_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-    }
-  }
 
   /// Copies the whole buffer into `host`, resizing it.
   void copy_to(std::vector<T>& host) const {

@@ -106,22 +106,19 @@ class Harness {
     return h_out_;
   }
 
-  /// Bytes of scratch the last prepared variant uses.
-  std::size_t workspace_bytes() const { return workspace_bytes_; }
-
  private:
   ErasedRequest prepare(const Variant& variant, OpId op, Kind kind, int block, Trace* trace) {
     const int threads = variant.block_for(block);
-    workspace_bytes_ = variant.workspace_bytes(dtype_of<T>(), op, n(), threads);
+    const std::size_t workspace_bytes = variant.workspace_bytes(dtype_of<T>(), op, n(), threads);
     std::byte* scratch = nullptr;
     if (where_ == Where::device) {
-      if (d_workspace_.bytes() < workspace_bytes_) {
+      if (d_workspace_.bytes() < workspace_bytes) {
         d_workspace_ = DeviceBuffer<std::byte>();  // free the old one first
-        d_workspace_ = DeviceBuffer<std::byte>(workspace_bytes_);
+        d_workspace_ = DeviceBuffer<std::byte>(workspace_bytes);
       }
       scratch = d_workspace_.data();
     } else {
-      if (h_workspace_.size() < workspace_bytes_) h_workspace_.resize(workspace_bytes_);
+      if (h_workspace_.size() < workspace_bytes) h_workspace_.resize(workspace_bytes);
       scratch = h_workspace_.data();
     }
     ErasedRequest r;
@@ -129,7 +126,7 @@ class Harness {
     r.out = where_ == Where::device ? static_cast<void*>(d_out_.data()) : h_out_.data();
     r.n = n();
     r.kind = kind;
-    r.workspace = Workspace(scratch, workspace_bytes_);
+    r.workspace = Workspace(scratch, workspace_bytes);
     r.stream = nullptr;
     r.block_threads = threads;
     r.trace = trace;
@@ -159,7 +156,6 @@ class Harness {
   std::vector<std::byte> h_workspace_;
   DeviceBuffer<T> d_in_, d_out_;
   DeviceBuffer<std::byte> d_workspace_;
-  std::size_t workspace_bytes_ = 0;
 };
 
 }  // namespace scan

@@ -14,19 +14,15 @@
 
 namespace scan {
 
-/// [0, count) cut into `pieces` contiguous chunks whose boundaries are
-/// multiples of a granule.
+/// [0, count) cut into pieces() contiguous chunks.
 class Chunks {
  public:
-  /// One chunk per hardware thread, none smaller than `min_size` elements
-  /// (small inputs stay in one chunk), boundaries on multiples of `granule`.
-  Chunks(std::int64_t count, std::int64_t granule = 1, std::int64_t min_size = std::int64_t{1} << 18)
-      : count_(count) {
+  /// One chunk per hardware thread, none smaller than 2^18 elements
+  /// (small inputs stay in one chunk).
+  Chunks(std::int64_t count) : count_(count) {
     const std::int64_t threads = std::max(1u, std::thread::hardware_concurrency());
-    const std::int64_t wanted = std::clamp<std::int64_t>(count / std::max<std::int64_t>(min_size, 1), 1, threads);
-    const std::int64_t g = std::max<std::int64_t>(granule, 1);
-    size_ = (count + wanted - 1) / wanted;
-    size_ = std::max<std::int64_t>((size_ + g - 1) / g * g, g);
+    const std::int64_t wanted = std::clamp<std::int64_t>(count / (std::int64_t{1} << 18), 1, threads);
+    size_ = std::max<std::int64_t>((count + wanted - 1) / wanted, 1);
     pieces_ = static_cast<int>(std::max<std::int64_t>(1, (count + size_ - 1) / size_));
   }
   /// Number of chunks (at least 1, even for count = 0).

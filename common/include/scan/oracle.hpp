@@ -13,7 +13,6 @@
 #include <scan/types.hpp>
 
 #include <cstdint>
-#include <type_traits>
 
 namespace scan {
 

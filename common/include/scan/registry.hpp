@@ -27,7 +27,6 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
-#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <limits>

@@ -22,7 +22,6 @@ struct TimingStats {
   double median_ms = 0;  ///< median
   double min_ms = 0;     ///< fastest run
   double max_ms = 0;     ///< slowest run
-  int reps = 0;          ///< number of timed runs
 };
 
 /// Summarizes samples (the median of an even count is the mean of the middle two).

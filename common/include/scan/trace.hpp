@@ -88,8 +88,6 @@ class StepRecorder {
 
   /// What the kernel gets: a null log when not tracing.
   StepLog<T> log() const { return log_; }
-  /// True when the user asked for a trace.
-  bool active() const { return trace_ != nullptr; }
 
   /// Hands rows 0 .. labels.size()-1 to the Trace, labelled in order.
   void publish(const std::vector<std::string>& labels) {
