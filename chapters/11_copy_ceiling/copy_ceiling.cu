@@ -12,6 +12,7 @@ std::string recipe_name(const Recipe& r) {
     case Role::lookback_warp: return "lookback-warp";
     case Role::deterministic: return "deterministic";
     case Role::one_wave: return "one-wave";
+    case Role::overlapped: return "overlapped";
     case Role::sweep: break;
   }
   std::string s = (r.kernel == Kernel::bulk          ? "bulk-"
@@ -20,6 +21,7 @@ std::string recipe_name(const Recipe& r) {
                   ch07::shape_name(r.threads, r.items);
   if (r.kernel != Kernel::per_tile) {
     s += "-s" + std::to_string(r.stages);
+    if (r.refill_in_look_back) s += "-refill-in-look-back";
   } else {
     s += r.io == Io::warp ? "-warp-io" : "-block-io";
   }
@@ -44,6 +46,7 @@ std::string recipe_summary(const Recipe& r) {
                             (r.kernel == Kernel::specialized
                                  ? "a look-back warp one tile behind the scan warps"
                                  : "next aggregate published before the look-back");
+  if (r.refill_in_look_back) s += ", the ring refilled during the look-back";
   s += ", tiles of " + ch07::shape_name(r.threads, r.items);
   if (r.min_blocks > 1) s += ", registers capped for " + std::to_string(r.min_blocks) + " blocks per SM";
   if (r.max_blocks > 0) s += ", at most " + std::to_string(r.max_blocks) + " blocks per SM";
@@ -55,6 +58,17 @@ std::string recipe_summary(const Recipe& r) {
   s += r.wait.settle_ns != 0 ? ", settles " + std::to_string(r.wait.settle_ns) + " ns before looking back"
                              : ", spins";
   return s;
+}
+
+TunedOn tuned_on_current_device() {
+  static const TunedOn gpu = [] {
+    int device = 0;
+    SCAN_CUDA(cudaGetDevice(&device));
+    cudaDeviceProp props{};
+    SCAN_CUDA(cudaGetDeviceProperties(&props, device));
+    return std::string(props.name).find("H200") != std::string::npos ? TunedOn::h200 : TunedOn::h100;
+  }();
+  return gpu;
 }
 
 std::size_t shared_bytes_to_limit(const void* kernel, int threads, std::size_t dynamic_bytes, int blocks_per_sm) {
@@ -92,7 +106,8 @@ std::vector<Variant> variants() {
   constexpr BackOff kSettle1000{1000, 640, 640, 0};
   // The steps a reader runs and compares (every type and operator).
   add<as(Role::warp_io, per_tile(256, 16, Io::warp, kSettle)), kTuned, as(Role::bulk, bulk(128, 32, 4, kSettle1000)),
-      as(Role::lookback_warp, lookback_warp(128, 32, 4, kSettle1000)), kDeterministic>(v);
+      as(Role::lookback_warp, lookback_warp(128, 32, 4, kSettle1000)), kOverlapped>(v);
+  v.push_back(gpu_variant<Deterministic>());
   v.push_back(gpu_variant<Fastest>());
   // The ablation of the per-tile kernel: movement, shape, waiting, and
   // whether warp-private transposes win by their barriers or by their
@@ -125,6 +140,24 @@ std::vector<Variant> variants() {
             ahead(1 << 20, wide(4, bulk(256, 16, 4, kSpin, Walk::grouped))),
             ahead(4 << 20, wide(4, bulk(256, 16, 4, kSpin, Walk::grouped))),
             ahead(2 << 20, bulk(128, 32, 4, kSpin, Walk::none))>(v);
+  // Tiles of an odd number of 16-byte vectors per thread (9, 7 or 11 for
+  // 4-byte types): a stage is read and written in plain order, without bank
+  // conflicts and without selects (StageAccess). Their ceilings, and the
+  // grouped walk over them.
+  add_sweep<SweepCombos, bulk(128, 36, 4, kSpin, Walk::none), bulk(128, 36, 3, kSpin, Walk::none),
+            wide(2, bulk(128, 36, 4, kSpin, Walk::grouped)), wide(4, bulk(128, 36, 4, kSpin, Walk::grouped)),
+            wide(2, bulk(128, 36, 3, kSpin, Walk::grouped)), wide(4, bulk(128, 28, 3, kSpin, Walk::grouped)),
+            wide(2, bulk(128, 44, 4, kSpin, Walk::grouped)), bulk(128, 36, 4, kSettle1000)>(v);
+  // The ring refilled while warp 0 looks back: with odd tiles and three or
+  // four stages, and (to tell the two changes apart) with the selects of
+  // 128 x 32 and 256 x 16 tiles.
+  add_sweep<SweepCombos, refill_in_look_back(bulk(128, 36, 3, kSpin, Walk::none)),
+            refill_in_look_back(wide(2, bulk(128, 36, 3, kSpin, Walk::grouped))),
+            refill_in_look_back(wide(2, bulk(128, 36, 4, kSpin, Walk::grouped))),
+            refill_in_look_back(wide(2, bulk(128, 44, 3, kSpin, Walk::grouped))),
+            refill_in_look_back(wide(2, bulk(128, 28, 3, kSpin, Walk::grouped))),
+            refill_in_look_back(wide(4, bulk(128, 32, 3, kSpin, Walk::grouped))),
+            refill_in_look_back(wide(4, bulk(256, 16, 4, kSpin, Walk::grouped)))>(v);
   // Inputs of a few waves: larger tiles make one wave, smaller ones more.
   add_sweep<SweepCombos, per_tile(64, 32, Io::warp, kSettle), per_tile(256, 32, Io::warp, kSpin),
             per_tile(128, 48, Io::warp, kSpin), per_tile(256, 24, Io::warp, kSpin), per_tile(128, 16, Io::warp, kSpin)>(v);

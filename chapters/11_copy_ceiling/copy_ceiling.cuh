@@ -562,23 +562,34 @@ struct PrefetchingIo : Mover {
 
 // [stage access]
 /// A thread's Items consecutive elements of a tile in shared memory, read
-/// or written as 16-byte vectors without bank conflicts.
+/// or written as 16-byte vectors.
 ///
-/// Thread t's elements start at vector t * V (V = vectors per thread), so
-/// in one round of vector accesses the 32 lanes of a warp would all hit the
-/// same few banks. Each lane starts its round-robin at a different vector
-/// (`first`), chosen so that the lanes of every round cover all eight
-/// 16-byte bank groups equally: four accesses per group, the least a
-/// 512-byte warp access can take. The vector a round touches is known only
-/// at run time, so it is moved into place with selects, not array indexing
-/// (which would put `items` in local memory).
+/// Thread t's elements start at vector t * V (V = vectors per thread). A
+/// warp's 16-byte accesses are served eight lanes at a time, and eight
+/// lanes are conflict-free when they touch the eight 16-byte bank groups
+/// (128 bytes) once each. In round j every lane touches its vector j, in
+/// bank group (t * V + j) mod 8:
+///  - V odd (a tile of 128 x 36 int32: V = 9): t * V mod 8 takes all eight
+///    values for eight consecutive lanes, so the plain order is
+///    conflict-free, with indices known at compile time;
+///  - V a power of two (128 x 32 int32: V = 8): all lanes of a round hit
+///    the same group. Each lane starts its round-robin at a different
+///    vector (`first`), chosen so that every round covers the eight groups
+///    equally. The vector a round touches is then known only at run time,
+///    so it is moved into place with selects, not array indexing (which
+///    would put `items` in local memory): about V * V * 4 selects per pass,
+///    work the SMs of a GPU with fast memory notice (see the text);
+///  - any other V (twice an odd number, for 8-byte types): the plain order,
+///    with two-way conflicts.
 template <int Items, class T>
 struct StageAccess {
   static constexpr int kWidth = kVectorItems<T>;    ///< elements per vector
   static constexpr int kVectors = Items / kWidth;   ///< vectors per thread
-  static_assert(Items % kWidth == 0 && (kVectors & (kVectors - 1)) == 0, "a power-of-two number of vectors");
+  static_assert(Items % kWidth == 0, "whole vectors per thread");
+  /// Whether the lanes rotate (V a power of two, more than one).
+  static constexpr bool kRotate = kVectors > 1 && (kVectors & (kVectors - 1)) == 0;
 
-  /// The vector this thread touches first.
+  /// The vector this thread touches first (when the lanes rotate).
   __device__ __forceinline__ static int first() {
     const int t = threadIdx.x;
     return kVectors >= 8 ? t % kVectors : (t / (8 / kVectors)) % kVectors;
@@ -586,16 +597,25 @@ struct StageAccess {
   /// Reads this thread's items from `tile` (a tile in shared memory).
   __device__ __forceinline__ static void read(const T* tile, T (&items)[Items]) {
     const auto* vectors = reinterpret_cast<const Vector<T>*>(tile) + threadIdx.x * kVectors;
-    const int start = first();
+    if constexpr (!kRotate) {
 #pragma unroll
-    for (int round = 0; round < kVectors; ++round) {
-      const int v = (start + round) % kVectors;
-      const Vector<T> loaded = vectors[v];
+      for (int v = 0; v < kVectors; ++v) {
+        const Vector<T> loaded = vectors[v];
 #pragma unroll
-      for (int c = 0; c < kVectors; ++c) {
-        if (c == v) {
+        for (int k = 0; k < kWidth; ++k) items[v * kWidth + k] = loaded.values[k];
+      }
+    } else {
+      const int start = first();
 #pragma unroll
-          for (int k = 0; k < kWidth; ++k) items[c * kWidth + k] = loaded.values[k];
+      for (int round = 0; round < kVectors; ++round) {
+        const int v = (start + round) % kVectors;
+        const Vector<T> loaded = vectors[v];
+#pragma unroll
+        for (int c = 0; c < kVectors; ++c) {
+          if (c == v) {
+#pragma unroll
+            for (int k = 0; k < kWidth; ++k) items[c * kWidth + k] = loaded.values[k];
+          }
         }
       }
     }
@@ -603,19 +623,29 @@ struct StageAccess {
   /// Writes this thread's items to `tile`, in the same order.
   __device__ __forceinline__ static void write(T* tile, const T (&items)[Items]) {
     auto* vectors = reinterpret_cast<Vector<T>*>(tile) + threadIdx.x * kVectors;
-    const int start = first();
+    if constexpr (!kRotate) {
 #pragma unroll
-    for (int round = 0; round < kVectors; ++round) {
-      const int v = (start + round) % kVectors;
-      Vector<T> packed;
+      for (int v = 0; v < kVectors; ++v) {
+        Vector<T> packed;
 #pragma unroll
-      for (int k = 0; k < kWidth; ++k) packed.values[k] = items[k];
-#pragma unroll
-      for (int c = 1; c < kVectors; ++c) {
-#pragma unroll
-        for (int k = 0; k < kWidth; ++k) packed.values[k] = c == v ? items[c * kWidth + k] : packed.values[k];
+        for (int k = 0; k < kWidth; ++k) packed.values[k] = items[v * kWidth + k];
+        vectors[v] = packed;
       }
-      vectors[v] = packed;
+    } else {
+      const int start = first();
+#pragma unroll
+      for (int round = 0; round < kVectors; ++round) {
+        const int v = (start + round) % kVectors;
+        Vector<T> packed;
+#pragma unroll
+        for (int k = 0; k < kWidth; ++k) packed.values[k] = items[k];
+#pragma unroll
+        for (int c = 1; c < kVectors; ++c) {
+#pragma unroll
+          for (int k = 0; k < kWidth; ++k) packed.values[k] = c == v ? items[c * kWidth + k] : packed.values[k];
+        }
+        vectors[v] = packed;
+      }
     }
   }
 };
@@ -728,8 +758,16 @@ __device__ void init_ring(Storage& shared) {
 ///  3. finishes tile k in its stage and stores it with one bulk copy.
 /// Tiles that cannot travel in bulk (the last, partial one, or unaligned
 /// pointers) are read and written by the threads directly.
+///
+/// With `RefillInLookBack` a thread of the second warp stores the tiles
+/// and refills the ring, and it refills the stage of tile k - 1 while warp 0
+/// looks back for tile k (when the other warps only wait at the barrier)
+/// instead of after tile k is finished. The load then has the look-back
+/// and the finishing of a tile more to arrive in, so three stages do what
+/// four did, and the shared memory saved holds a fourth block per SM.
 /// `ticket` and the tile states must be zero at launch.
-template <int Threads, int Items, int Stages, class Walker, class State, class T, class Op>
+template <int Threads, int Items, int Stages, class Walker, class State, class T, class Op,
+          bool RefillInLookBack = false>
 __global__ void __launch_bounds__(Threads)
     bulk_look_back_scan(const T* in, T* out, std::int64_t n, Kind kind, unsigned* ticket, State state,
                         BackOff wait, Op op, const T* seed, unsigned ahead) {
@@ -759,9 +797,14 @@ __global__ void __launch_bounds__(Threads)
     return aggregate;
   };
 
+  // The thread that stores tiles and refills stages (a bulk store is
+  // waited for by the thread that issued it).
+  static_assert(!RefillInLookBack || Threads > ch06::kWarpSize, "a second warp to refill");
+  constexpr unsigned kRingThread = RefillInLookBack ? ch06::kWarpSize : 0;
+
   if (threadIdx.x == 0) init_ring<typename Tiles::Storage, Stages>(shared);
   __syncthreads();
-  if (threadIdx.x == 0) {
+  if (threadIdx.x == kRingThread) {
     for (int s = 0; s < Stages - 1; ++s) ring.refill(s, ticket);
   }
   unsigned tile = ring.arrived(0);
@@ -779,6 +822,12 @@ __global__ void __launch_bounds__(Threads)
     T next_before{};
     T next_aggregate{};
     if (next < ring.tiles) next_aggregate = reduce(next, static_cast<int>((i + 1) % Stages), next_before);
+    if (RefillInLookBack && threadIdx.x == kRingThread) {
+      // The stage of tile k - 1 (empty on the first iteration), once its
+      // store has read it, while warp 0 looks back.
+      tma::wait_stores_read<0>();
+      ring.refill(static_cast<int>((i + Stages - 1) % Stages), ticket);
+    }
     // 2. The look-back for this tile.
     if (threadIdx.x < ch06::kWarpSize) {
       T prefix = first;
@@ -799,17 +848,19 @@ __global__ void __launch_bounds__(Threads)
     ring.write(tile, stage, items);
     __syncthreads();
     // Store it, and refill the previous tile's stage once its store has read it.
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == kRingThread) {
       ring.store(tile, stage);
-      tma::wait_stores_read<1>();
-      ring.refill(static_cast<int>((i + Stages - 1) % Stages), ticket);
+      if (!RefillInLookBack) {
+        tma::wait_stores_read<1>();
+        ring.refill(static_cast<int>((i + Stages - 1) % Stages), ticket);
+      }
     }
     if (next >= ring.tiles) break;
     tile = next;
     before = next_before;
     aggregate = next_aggregate;
   }
-  if (threadIdx.x == 0) tma::wait_stores_done();
+  if (threadIdx.x == kRingThread) tma::wait_stores_done();
 }
 // [bulk kernel]
 
@@ -971,7 +1022,7 @@ enum class Kernel {
 enum class Io { block, warp };
 
 /// Which of the chapter's variants a recipe is (a sweep point is named by its knobs).
-enum class Role { sweep, warp_io, tuned, bulk, lookback_warp, deterministic, one_wave };
+enum class Role { sweep, warp_io, tuned, bulk, lookback_warp, deterministic, one_wave, overlapped };
 
 /// Everything that tells this chapter's variants and sweep points apart.
 struct Recipe {
@@ -987,6 +1038,7 @@ struct Recipe {
   StateKind state = StateKind::packed;  ///< how status and value are kept
   BackOff wait = ch10::kSettle;      ///< how a tile waits
   std::size_t ahead = 0;             ///< bytes of input between a tile taken and the one prefetched into L2 (0: none)
+  bool refill_in_look_back = false;  ///< bulk: refills the ring during the look-back (a thread of warp 1)
   Role role = Role::sweep;           ///< a variant, or a sweep point
 };
 
@@ -1018,6 +1070,11 @@ constexpr Recipe wide(int windows, Recipe r) {
 /// The same recipe, prefetching the input `bytes` ahead of each tile taken into L2.
 constexpr Recipe ahead(std::size_t bytes, Recipe r) {
   r.ahead = bytes;
+  return r;
+}
+/// The same bulk recipe, refilling its ring during the look-back.
+constexpr Recipe refill_in_look_back(Recipe r) {
+  r.refill_in_look_back = true;
   return r;
 }
 /// A recipe as one of the chapter's variants.
@@ -1091,7 +1148,8 @@ struct CopyCeiling {
       constexpr auto kernel =
           kSpecialized
               ? bulk_specialized_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op>
-              : bulk_look_back_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op>;
+              : bulk_look_back_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op,
+                                    R.refill_in_look_back>;
       constexpr std::size_t kBytes = sizeof(BulkStorage<T, R.threads, R.items, R.stages>);
       // More than 48 KiB of dynamic shared memory, allowed once per device,
       // and the occupancy asked once: both off the timed path.
@@ -1127,9 +1185,58 @@ inline constexpr Recipe kOneWave = as(Role::one_wave, per_tile(256, 32, Io::warp
 /// for large inputs, and bitwise reproducible.
 inline constexpr Recipe kDeterministic =
     as(Role::deterministic, ahead(kRingAhead, wide(4, bulk(256, 16, 4, ch10::kSpin, Walk::grouped))));
+/// The bulk kernel with the grouped look-back, four groups per trip, over
+/// tiles of 128 x 36 (nine vectors per thread: no bank conflicts and no
+/// selects), three stages refilled while warp 0 looks back, four blocks
+/// per SM: the fastest measured on the H200 for large inputs, and bitwise
+/// reproducible. (Not yet measured on the H100.)
+inline constexpr Recipe kOverlapped =
+    as(Role::overlapped, refill_in_look_back(wide(4, bulk(128, 36, 3, ch10::kSpin, Walk::grouped))));
+
+/// The GPUs whose measurements chose the recipes of Deterministic and Fastest.
+enum class TunedOn { h100, h200 };
+
+/// Which GPU's choices the current device takes: an H200 its own, any other
+/// GPU the H100's (the text's recipe for a new GPU says how to add one).
+/// Asked once per program, like the launches' occupancy: one device per program.
+TunedOn tuned_on_current_device();
+
+/// The chapter's deterministic scan: the grouped look-back in the recipe
+/// measured fastest on this GPU (kDeterministic on the H100, kOverlapped on
+/// the H200). Float sums are bitwise the same from run to run for a given
+/// n and GPU; on two different GPUs they may differ.
+struct Deterministic {
+  /// Runs `f.template operator()<Recipe>()` with this GPU's recipe.
+  template <class F>
+  static void dispatch(F&& f) {
+    if (tuned_on_current_device() == TunedOn::h200) {
+      f.template operator()<kOverlapped>();
+    } else {
+      f.template operator()<kDeterministic>();
+    }
+  }
+  /// Name, summary and limits, for the registry (the tile is the H100's).
+  static VariantInfo info() {
+    VariantInfo v = CopyCeiling<kDeterministic>::info();
+    v.summary = "reproducible float sums: the grouped look-back in the recipe measured fastest on this GPU "
+                "(H200: overlapped's; any other GPU: 256x16 tiles, 4 stages, the input 2 MiB ahead in L2)";
+    return v;
+  }
+  /// The scratch memory run() takes: that of this GPU's recipe.
+  template <class T, class Op>
+  static void reserve(Workspace& workspace, std::int64_t n, int block) {
+    dispatch([&]<Recipe R>() { CopyCeiling<R>::template reserve<T, Op>(workspace, n, block); });
+  }
+  /// Scans r.in into r.out on r.stream with this GPU's recipe.
+  template <class T, class Op>
+  static void run(const ScanRequest<T>& r, Op op) {
+    dispatch([&]<Recipe R>() { CopyCeiling<R>::template run<T, Op>(r, op); });
+  }
+};
 
 /// The chapter's answer: for each input, the recipe measured fastest for
-/// its size and element type (the text's size table shows the crossovers).
+/// its size and element type on this GPU (the text's size tables show the
+/// crossovers; the two GPUs measured differ only above 2^23 elements).
 struct Fastest {
   /// Runs `f.template operator()<Recipe>()` with the recipe for n elements of T.
   template <class T, class F>
@@ -1142,7 +1249,7 @@ struct Fastest {
       } else if (n < (std::int64_t{1} << 23)) {
         f.template operator()<kOneWave>();
       } else {
-        f.template operator()<kDeterministic>();
+        Deterministic::dispatch(f);
       }
     }
   }
