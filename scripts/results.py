@@ -615,6 +615,7 @@ GENERATORS = {
     "ch11-sweep-h100": lambda: ch11_sweep("h100"),
     "ch11-sweep-h200": lambda: ch11_sweep("h200"),
     "ch11-ops-h100": lambda: ch11_ops("h100"),
+    "ch11-ops-h200": lambda: ch11_ops("h200"),
     "ch12-lengths": ch12_lengths,
     "ch13": ch13_table,
     "ch14": ch14_table,
