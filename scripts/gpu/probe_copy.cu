@@ -15,7 +15,10 @@
 // threads touching each stage (as a scan does) or not. Plus a read-only and
 // a write-only kernel for the memory's one-way rates.
 //
-// Build: nvcc -O3 -std=c++20 -arch=sm_90 -o probe_copy scripts/gpu/probe_copy.cu
+// Build (from the repository root):
+//   nvcc -O3 -std=c++20 -arch=sm_90 -Ichapters/11_copy_ceiling -o probe_copy scripts/gpu/probe_copy.cu
+#include "bulk_copy.cuh"  // chapter 11: the PTX of bulk copies and mbarriers
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -106,42 +109,9 @@ __global__ void write_only(int4* __restrict__ dst, std::size_t count) {
 
 // ---- bulk-copy rings ---------------------------------------------------------
 
-__device__ __forceinline__ unsigned smem(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-
-__device__ __forceinline__ void bar_init(std::uint64_t* b, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem(b)), "r"(count) : "memory");
-}
-__device__ __forceinline__ void bar_expect(std::uint64_t* b, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem(b)), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void bar_arrive(std::uint64_t* b) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem(b)) : "memory");
-}
-__device__ __forceinline__ void bar_wait(std::uint64_t* b, unsigned parity) {
-  unsigned done = 0;
-  while (!done) {
-    asm volatile(
-        "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
-        : "=r"(done)
-        : "r"(smem(b)), "r"(parity)
-        : "memory");
-  }
-}
-__device__ __forceinline__ void bulk_load(void* s, const void* g, unsigned bytes, std::uint64_t* b) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                   smem(s)),
-               "l"(g), "r"(bytes), "r"(smem(b))
-               : "memory");
-}
-__device__ __forceinline__ void bulk_store(void* g, const void* s, unsigned bytes) {
-  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(g), "r"(smem(s)), "r"(bytes)
-               : "memory");
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-}
-template <int Pending>
-__device__ __forceinline__ void stores_read() {
-  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");
-}
+// The bulk copies and mbarriers through chapter 11's wrappers (one PTX
+// instruction each).
+namespace tma = scan::ch11::tma;
 
 /// How a ring's threads handle a stage between its load and its store.
 enum class Touch {
@@ -169,21 +139,21 @@ __global__ void ring_copy(const char* __restrict__ src, char* __restrict__ dst, 
     const unsigned t = take();
     tile_of[s] = t;
     if (t < tiles) {
-      bar_expect(&landed[s], TileBytes);
-      bulk_load(stage[s], src + static_cast<std::size_t>(t) * TileBytes, TileBytes, &landed[s]);
+      tma::arrive_expecting(&landed[s], TileBytes);
+      tma::load(stage[s], src + static_cast<std::size_t>(t) * TileBytes, TileBytes, &landed[s]);
     } else {
-      bar_arrive(&landed[s]);
+      tma::arrive(&landed[s]);
     }
   };
   if (threadIdx.x == 0) {
-    for (int s = 0; s < Stages; ++s) bar_init(&landed[s], 1);
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    for (int s = 0; s < Stages; ++s) tma::init(&landed[s], 1);
+    tma::fence_init();
     for (int s = 0; s < Stages - 1; ++s) refill(s);
   }
   __syncthreads();
   for (unsigned i = 0;; ++i) {
     const int s = static_cast<int>(i % Stages);
-    bar_wait(&landed[s], (i / Stages) % 2);
+    tma::wait(&landed[s], (i / Stages) % 2);
     const unsigned t = tile_of[s];
     if (t >= tiles) break;
     if (How != Touch::none) {
@@ -207,17 +177,17 @@ __global__ void ring_copy(const char* __restrict__ src, char* __restrict__ dst, 
         x.w += add;
         v[k] = x;
       }
-      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      tma::fence_shared_writes();
       __syncthreads();
     }
     if (threadIdx.x == 0) {
-      bulk_store(dst + static_cast<std::size_t>(t) * TileBytes, stage[s], TileBytes);
-      stores_read<1>();
+      tma::store(dst + static_cast<std::size_t>(t) * TileBytes, stage[s], TileBytes);
+      tma::wait_stores_read<1>();
       refill(static_cast<int>((i + Stages - 1) % Stages));
     }
     if (How == Touch::none) __syncwarp();  // only thread 0 works; nothing to wait for
   }
-  if (threadIdx.x == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  if (threadIdx.x == 0) tma::wait_stores_done();
 }
 
 // ---- timing -----------------------------------------------------------------
