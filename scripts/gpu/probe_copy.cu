@@ -2,7 +2,7 @@
 // cudaMemcpy's device-to-device copy on this GPU, and which structure gets
 // there? An exploration tool for chapter 11 (not part of the tutorial's
 // programs): it times copies of one buffer of N bytes into another, each the
-// median of REPS runs after WARMUP, against cudaMemcpy measured in the same
+// median of REPS runs after 3 warm-ups, against cudaMemcpy measured in the same
 // process (first and last, so drift shows), and prints CSV:
 //
 //   probe_copy [MiB (default 1024)] [reps (default 20)]
@@ -235,7 +235,6 @@ struct Probe {
   bool verify_copy(const std::string& name, int added) const {
     // Checks a few thousand words spread over the buffer (the kernel wrote dst from src).
     const std::size_t words = bytes / 4;
-    std::vector<int> a(1), b(1);
     for (std::size_t k = 0; k < 4096; ++k) {
       const std::size_t w = (k * 2654435761ull) % words;
       int x = 0, y = 0;
