@@ -1,5 +1,5 @@
 # scan_add_chapter(NUMBER NN SLUG name SOURCES file.cu ... [MAIN main.cu]
-#                  [DEPENDS scan_chMM ...] [HOST] [APPLICATIONS])
+#                  [DEPENDS scan_chMM ...] [HOST] [APPLICATIONS] [HOPPER])
 #
 # One call per chapter folder. It builds
 #   scan_chNN            a static library: the chapter's algorithms and its
@@ -13,8 +13,11 @@
 # HOST marks a chapter that runs on the CPU (its generic suite is a [cpu] test).
 # APPLICATIONS marks a chapter without scan variants (chapter 13): it builds
 # its library and program but joins neither the chapter list nor the suite.
+# HOPPER marks a chapter that needs sm_90 or newer (chapters 11 to 14): its
+# library and program are built for SCAN_HOPPER_ARCHITECTURES only
+# (cmake/ScanArchitectures.cmake).
 function(scan_add_chapter)
-  cmake_parse_arguments(CH "HOST;APPLICATIONS" "NUMBER;SLUG;MAIN" "SOURCES;DEPENDS" ${ARGN})
+  cmake_parse_arguments(CH "HOST;APPLICATIONS;HOPPER" "NUMBER;SLUG;MAIN" "SOURCES;DEPENDS" ${ARGN})
   if(NOT CH_NUMBER OR NOT CH_SLUG OR NOT CH_SOURCES)
     message(FATAL_ERROR "scan_add_chapter needs NUMBER, SLUG and SOURCES")
   endif()
@@ -28,6 +31,9 @@ function(scan_add_chapter)
   set(exe ch${CH_NUMBER}_${CH_SLUG})
   add_executable(${exe} ${CH_MAIN})
   target_link_libraries(${exe} PRIVATE ${lib} scan_warnings)
+  if(CH_HOPPER)
+    scan_needs_hopper(${lib} ${exe})
+  endif()
   set_property(GLOBAL APPEND PROPERTY SCAN_CHAPTER_PROGRAMS "${exe}")
   if(CH_APPLICATIONS)
     set_property(GLOBAL APPEND PROPERTY SCAN_APPLICATION_LIBRARIES "${lib}")

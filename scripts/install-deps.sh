@@ -13,6 +13,13 @@
 #   python3             the script that turns measured CSV into tables
 #   cmake, g++          the build (CMake >= 3.25)
 #
+# Debian 12 and Ubuntu 24.04 have them all. Ubuntu 22.04 (Google Colab's
+# image) has CMake 3.22, no Catch2 3 and no doxygen-awesome-css: there the
+# script installs what the release has, a newer CMake from Python's package
+# index when pip is present, and says what is missing; configure with
+# -DSCAN_FETCH_DEPENDENCIES=ON to download Catch2 3 for the tests (the tour
+# needs neither it nor the docs' theme).
+#
 # Usage: scripts/install-deps.sh        (as root, or with sudo available)
 set -euo pipefail
 
@@ -29,6 +36,7 @@ fi
 packages=(cmake g++ make libcatch2-dev libcli11-dev nlohmann-json3-dev doxygen graphviz
           doxygen-awesome-css libjs-mathjax gnuplot-nox python3)
 
+optional=()  # packages a release may lack: installed where it has them
 case "${ID}:${VERSION_CODENAME:-}" in
   debian:bookworm)
     list=/etc/apt/sources.list.d/bookworm-backports.list
@@ -41,19 +49,30 @@ case "${ID}:${VERSION_CODENAME:-}" in
   ubuntu:noble|debian:*)
     catch2_from=()
     ;;
+  ubuntu:jammy)
+    # Catch2 2 only and no doxygen-awesome-css: both become optional.
+    packages=(cmake g++ make libcli11-dev nlohmann-json3-dev doxygen graphviz libjs-mathjax gnuplot-nox python3)
+    optional=(doxygen-awesome-css)
+    catch2_from=()
+    ;;
   *)
     say "untested system ${PRETTY_NAME:-$ID}; trying the package names anyway" >&2
     catch2_from=()
     ;;
 esac
 
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  installed "$p" || missing+=("$p")
+done
+for p in "${optional[@]}"; do
+  installed "$p" || missing+=("$p")
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
-  say "all packages present: ${packages[*]}"
+  say "all packages present: ${packages[*]} ${optional[*]}"
 else
   say "installing: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -65,10 +84,36 @@ else
     fi
   done
   rest=()
-  for p in "${missing[@]}"; do [ "$p" = libcatch2-dev ] || rest+=("$p"); done
+  for p in "${missing[@]}"; do
+    [ "$p" = libcatch2-dev ] && continue
+    [[ " ${optional[*]} " == *" $p "* ]] && continue
+    rest+=("$p")
+  done
   if [ ${#rest[@]} -gt 0 ]; then
     $SUDO apt-get install -y -qq --no-install-recommends "${rest[@]}"
   fi
+  for p in "${optional[@]}"; do
+    if ! installed "$p" && ! $SUDO apt-get install -y -qq --no-install-recommends "$p" >/dev/null 2>&1; then
+      say "$p is not packaged for ${PRETTY_NAME:-this system}: the docs (SCAN_BUILD_DOCS) cannot be built here; the tour and the tests do not need them"
+    fi
+  done
+fi
+
+# CMake 3.25 or newer (the presets' workflows need it); Ubuntu 22.04 has 3.22.
+cmake_version=$(cmake --version 2>/dev/null | head -n 1 | grep -o '[0-9][0-9.]*' || true)
+if [ -n "$cmake_version" ] && [ "$(printf '%s\n3.25\n' "$cmake_version" | sort -V | head -n 1)" != 3.25 ]; then
+  if command -v pip3 >/dev/null 2>&1 || command -v pip >/dev/null 2>&1; then
+    say "CMake $cmake_version is older than 3.25: installing a newer one with pip"
+    "$(command -v pip3 || command -v pip)" install -q 'cmake>=3.25'
+    hash -r
+    say "now $(cmake --version | head -n 1) ($(command -v cmake))"
+  else
+    say "CMake $cmake_version is older than 3.25 and pip is missing: install CMake 3.25 or newer" >&2
+    exit 2
+  fi
+fi
+if [ "${ID}:${VERSION_CODENAME:-}" = ubuntu:jammy ]; then
+  say "Ubuntu 22.04 has no Catch2 3: configure with -DSCAN_FETCH_DEPENDENCIES=ON to build the tests"
 fi
 
 # The CUDA toolkit is not a Debian package here: it is assumed installed.

@@ -213,8 +213,12 @@ int stress(const Options& o, const scan::Variant& variant) {
 
 int stress(const Options& o) {
   const scan::Variant* variant = nullptr;
+  const scan::Chapter* chapter = nullptr;
   for (const scan::Chapter* c : scan::all_chapters()) {
-    if (c->number == o.chapter) variant = c->find(o.variant);
+    if (c->number == o.chapter) {
+      chapter = c;
+      variant = c->find(o.variant);
+    }
   }
   if (variant == nullptr || variant->where != scan::Where::device) {
     throw scan::UsageError("no GPU variant '" + o.variant + "' in chapter " + o.chapter);
@@ -227,7 +231,7 @@ int stress(const Options& o) {
     throw scan::UsageError("variant '" + o.variant + "' is not built for " + std::string(scan::dtype_name(type)) +
                            " sums");
   }
-  scan::require_device();
+  scan::require_architecture("scan_stress --chapter " + o.chapter, chapter->needs, scan::query_device());
   return o.real ? stress<float>(o, *variant) : stress<std::int32_t>(o, *variant);
 }
 

@@ -46,6 +46,37 @@ void require_gpu() {
   SKIP("no usable CUDA device: " << status.reason);
 }
 
+namespace {
+
+/// Why the device cannot run code that needs `need` (empty if it can), for `what`.
+std::string unmet(const ArchitectureNeed& need, const std::string& what) {
+  if (need.sm == 0) return {};
+  static const DeviceInfo device = query_device();
+  try {
+    require_architecture(what, need, device);
+    return {};
+  } catch (const UnsupportedGpu& e) {
+    const char* required = std::getenv("SCAN_REQUIRE_HOPPER");
+    if (required != nullptr && std::string(required) == "1") FAIL("SCAN_REQUIRE_HOPPER=1 but " << e.what());
+    return e.what();
+  }
+}
+
+}  // namespace
+
+void require_gpu(const ArchitectureNeed& need) {
+  require_gpu();
+  const std::string reason = unmet(need, "this test");
+  if (!reason.empty()) SKIP(reason);
+}
+
+bool gpu_meets(const ArchitectureNeed& need, const std::string& what) {
+  const std::string reason = unmet(need, what);
+  if (reason.empty()) return true;
+  WARN("left out: " << reason);
+  return false;
+}
+
 void require_gpus(int count) {
   require_gpu();
   int devices = 0;
@@ -67,6 +98,8 @@ std::filesystem::path bin_folder() {
 }
 
 }  // namespace
+
+bool program_exists(const std::string& program) { return std::filesystem::exists(bin_folder() / program); }
 
 ProgramResult run_program(const std::string& program, const std::string& arguments,
                           const std::string& environment) {
@@ -184,7 +217,7 @@ void run_variant(const Variant& v, Where where, int block) {
 }  // namespace
 
 void run_generic_suite(const Chapter& chapter) {
-  if (chapter.where == Where::device) require_gpu();
+  if (chapter.where == Where::device) require_gpu(chapter.needs);
   for (const Variant& v : chapter.variants) {
     run_variant(v, chapter.where, v.info.block);
     if (v.info.takes_block) {

@@ -18,7 +18,7 @@
 using namespace scan;
 
 TEST_CASE("segment offsets become head flags", "[gpu][ch12]") {
-  test::require_gpu();
+  test::require_gpu(ch11::kNeedsHopper);
   const std::int64_t n = 100003;
   // Sorted offsets with repeats (empty segments) and one past the end.
   std::vector<std::int64_t> offsets = {0, 0, 5, 5, 6, 4095, 4096, 4097, n - 1, n};
@@ -44,7 +44,7 @@ TEST_CASE("segment offsets become head flags", "[gpu][ch12]") {
 }
 
 TEST_CASE("the reading's worked example of a segmented scan", "[gpu][ch12]") {
-  test::require_gpu();
+  test::require_gpu(ch11::kNeedsHopper);
   // Seed 004, section 1.3.2: [[3 1] [7 0 4] [1 6] [3]].
   const std::vector<std::int32_t> values = {3, 1, 7, 0, 4, 1, 6, 3};
   const std::vector<std::uint8_t> heads = {1, 0, 1, 0, 0, 1, 0, 1};
@@ -128,7 +128,7 @@ bool is_bulk(const Variant& v) { return v.info.name.rfind("bulk", 0) == 0; }
 }  // namespace
 
 TEST_CASE("the bulk segmented scans around tiles, stages and look-back groups", "[gpu][ch12]") {
-  test::require_gpu();
+  test::require_gpu(ch11::kNeedsHopper);
   int checked = 0;
   for (const Variant& v : ch12::chapter().variants) {
     if (!is_bulk(v)) continue;
@@ -161,7 +161,7 @@ TEST_CASE("the bulk segmented scans around tiles, stages and look-back groups", 
 }
 
 TEST_CASE("the bulk segmented scan reads head flags off a 16-byte boundary", "[gpu][ch12]") {
-  test::require_gpu();
+  test::require_gpu(ch11::kNeedsHopper);
   // Values and output aligned, flags not (and the other way round is the
   // registry's unaligned test): the flags cannot travel by bulk copy, and
   // the kernel must notice and read every tile directly.
@@ -198,7 +198,7 @@ TEST_CASE("the bulk segmented scan reads head flags off a 16-byte boundary", "[g
 }
 
 TEST_CASE("the bulk segmented scan gives the per-tile kernel's output", "[gpu][ch12]") {
-  test::require_gpu();
+  test::require_gpu(ch11::kNeedsHopper);
   // Integer sums are exact whatever the order: the two kernels must agree
   // bit for bit, at a size of many groups and with segments of every length.
   const Variant* direct = ch12::chapter().find("direct");

@@ -70,7 +70,7 @@ struct Shifted {
 }  // namespace
 
 TEST_CASE("stream compaction keeps what the predicate keeps, in order", "[gpu][ch13]") {
-  test::require_gpu();
+  test::require_gpu(ch11::kNeedsHopper);
   std::vector<std::int64_t> sizes = kSizes;
   sizes.push_back((std::int64_t{1} << 24) + 3);  // thousands of tiles: every block goes round its ring
   for (std::int64_t n : sizes) {
@@ -115,7 +115,7 @@ TEST_CASE("stream compaction keeps what the predicate keeps, in order", "[gpu][c
 }
 
 TEST_CASE("the split is stable and the partition keeps CUB's order", "[gpu][ch13]") {
-  test::require_gpu();
+  test::require_gpu(ch11::kNeedsHopper);
   std::vector<std::int64_t> sizes = kSizes;
   const std::int64_t large = (std::int64_t{1} << 24) + 3;  // every block goes round its ring (random keys, bit 17)
   sizes.push_back(large);
@@ -167,7 +167,7 @@ __global__ void fill_large(std::uint32_t* words, std::int64_t n) {
 }
 
 TEST_CASE("compaction and partition past 2^31 elements", "[gpu][ch13][large]") {
-  test::require_gpu();
+  test::require_gpu(ch11::kNeedsHopper);
   const std::int64_t n = (std::int64_t{1} << 31) + 1;
   std::size_t free_bytes = 0, total_bytes = 0;
   SCAN_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -217,7 +217,7 @@ TEST_CASE("compaction and partition past 2^31 elements", "[gpu][ch13][large]") {
 }
 
 TEST_CASE("the radix sort from splits sorts", "[gpu][ch13]") {
-  test::require_gpu();
+  test::require_gpu(ch11::kNeedsHopper);
   for (std::int64_t n : {std::int64_t{1}, std::int64_t{33}, std::int64_t{kTile + 1}, std::int64_t{100003}}) {
     std::vector<std::uint32_t> few(static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) few[i] = static_cast<std::uint32_t>(random_bits(5, i) % 7);
@@ -235,7 +235,7 @@ TEST_CASE("the radix sort from splits sorts", "[gpu][ch13]") {
 }
 
 TEST_CASE("linear recurrences within the bound the text derives", "[gpu][ch13]") {
-  test::require_gpu();
+  test::require_gpu(ch11::kNeedsHopper);
   for (Slopes slopes : {Slopes::decaying, Slopes::one, Slopes::mixed}) {
     for (std::int64_t n : {std::int64_t{1}, std::int64_t{kTile - 1}, std::int64_t{kTile + 1},
                            std::int64_t{65536 + 3}, std::int64_t{1} << 20}) {

@@ -56,7 +56,7 @@ TEST_CASE("the scan across two GPUs is right in both launch modes", "[gpu][ch14]
 }
 
 TEST_CASE("asking for more GPUs than there are is a clear error", "[gpu][ch14]") {
-  test::require_gpu();
+  test::require_gpu(ch11::kNeedsHopper);
   const test::ProgramResult r = test::run_program("ch14_multi_gpu", "--gpus 64 --n 1000 --reps 0");
   INFO(r.output);
   CHECK(r.exit_code == 3);

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -329,6 +330,7 @@ TEST_CASE("every variant runs from a default-constructed request", "[gpu][regist
   std::vector<std::pair<std::string, const Variant*>> all = {
       {"baseline", &cub_variant()}, {"baseline", &thrust_variant()}, {"baseline", &cub_by_key_variant()}};
   for (const Chapter* chapter : all_chapters()) {
+    if (!test::gpu_meets(chapter->needs, chapter->program())) continue;
     for (const Variant& v : chapter->variants) all.emplace_back(chapter->program(), &v);
   }
   for (const auto& [program, v] : all) {
@@ -420,7 +422,7 @@ void check_unaligned(const std::string& program, const Variant& v, std::int64_t 
 TEST_CASE("every GPU variant scans arrays that are not 16-byte aligned", "[gpu][registry]") {
   test::require_gpu();
   for (const Chapter* chapter : all_chapters()) {
-    if (chapter->where != Where::device) continue;
+    if (chapter->where != Where::device || !test::gpu_meets(chapter->needs, chapter->program())) continue;
     for (const Variant& v : chapter->variants) {
       for (std::int64_t n : {std::int64_t{4097}, std::int64_t{100003}}) {
         check_unaligned<std::int32_t, Add>(chapter->program(), v, n, Kind::inclusive);
@@ -431,8 +433,8 @@ TEST_CASE("every GPU variant scans arrays that are not 16-byte aligned", "[gpu][
   }
 }
 
-TEST_CASE("variants that take a seed put it on the left of every output", "[gpu][registry]") {
-  test::require_gpu();
+TEST_CASE("variants that take a seed put it on the left of every output", "[gpu][registry][hopper]") {
+  test::require_gpu(test::chapter_by_number("11").needs);  // the seeded variants are chapter 11's bulk recipes
   for (const Chapter* chapter : all_chapters()) {
     for (const Variant& v : chapter->variants) {
       if (!v.info.takes_seed || !v.supports(DType::u32, OpId::affine)) continue;
@@ -461,4 +463,42 @@ TEST_CASE("variants that take a seed put it on the left of every output", "[gpu]
       }
     }
   }
+}
+
+TEST_CASE("a GPU older than a chapter needs gets one line naming both", "[cpu][arch]") {
+  const ArchitectureNeed hopper = test::chapter_by_number("11").needs;
+  REQUIRE(hopper.sm == 90);
+  CHECK(test::chapter_by_number("12").needs.sm == 90);
+  for (const char* number : {"02", "06", "10"}) CHECK(test::chapter_by_number(number).needs.sm == 0);
+
+  DeviceInfo t4;
+  t4.name = "Tesla T4";
+  t4.cc_major = 7;
+  t4.cc_minor = 5;
+  CHECK_THROWS_WITH(require_architecture("ch11_copy_ceiling", hopper, t4),
+                    "ch11_copy_ceiling needs a Hopper GPU (sm_90 or newer: bulk copies and mbarriers); "
+                    "this is Tesla T4 (sm_75). Chapters 00 to 10 run here.");
+  CHECK_THROWS_AS(require_architecture("ch11_copy_ceiling", hopper, t4), UnsupportedGpu);
+  CHECK_NOTHROW(require_architecture("ch02_naive_global", ArchitectureNeed{}, t4));
+
+  DeviceInfo h100;
+  h100.name = "NVIDIA H100 80GB HBM3";
+  h100.cc_major = 9;
+  h100.cc_minor = 0;
+  CHECK_NOTHROW(require_architecture("ch11_copy_ceiling", hopper, h100));
+  DeviceInfo rtx5090 = h100;  // newer than the need: runs (through PTX JIT or its own code)
+  rtx5090.cc_major = 12;
+  CHECK_NOTHROW(require_architecture("ch11_copy_ceiling", hopper, rtx5090));
+
+  // The test hook answers as an older GPU would, and only ever older.
+  ::setenv("SCAN_PRETEND_SM", "80", 1);
+  CHECK(checked_sm(h100) == 80);
+  CHECK_THROWS_WITH(require_architecture("ch12_segmented", hopper, h100),
+                    ContainsSubstring("this is NVIDIA H100 80GB HBM3 (sm_80)."));
+  ::setenv("SCAN_PRETEND_SM", "100", 1);
+  CHECK(checked_sm(h100) == 90);
+  ::setenv("SCAN_PRETEND_SM", "sm75", 1);
+  CHECK_THROWS_AS(checked_sm(h100), UsageError);
+  ::unsetenv("SCAN_PRETEND_SM");
+  CHECK(checked_sm(t4) == 75);
 }

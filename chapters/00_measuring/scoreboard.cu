@@ -105,12 +105,15 @@ std::string now_utc() {
 
 class Scoreboard {
  public:
-  Scoreboard(Options o, DeviceInfo device, std::string command)
-      : o_(std::move(o)), device_(std::move(device)), command_(std::move(command)), progress_(!o_.quiet) {
+  /// `skipped`: one line per chapter this GPU cannot run ("11       skipped: reason").
+  Scoreboard(Options o, DeviceInfo device, std::string command, std::vector<std::string> skipped)
+      : o_(std::move(o)), device_(std::move(device)), command_(std::move(command)), skipped_(std::move(skipped)),
+        progress_(!o_.quiet) {
     if (!o_.csv_path.empty()) {
       csv_.open(o_.csv_path);
       if (!csv_) throw UsageError("cannot write --csv file '" + o_.csv_path + "'");
       for (const auto& [key, value] : metadata()) csv_ << "# " << key << ": " << value << "\n";
+      for (const std::string& line : skipped_) csv_ << "# chapter " << line << "\n";
       csv_ << "chapter,variant,scope,type,n,status,median_ms,min_ms,max_ms,gbps,copy_fraction,x_cub\n";
       csv_.flush();
     }
@@ -292,12 +295,14 @@ class Scoreboard {
         if (r.dtype == d && r.status == "FAIL") std::cout << "  FAIL: chapter " << r.chapter << " " << r.variant
                                                           << " at n = " << exponent(r.n) << "\n";
       }
+      for (const std::string& line : skipped_) std::cout << "  " << line << "\n";
     }
   }
 
   Options o_;
   DeviceInfo device_;
   std::string command_;
+  std::vector<std::string> skipped_;
   Progress progress_;
   std::ofstream csv_;
   std::vector<Row> rows_;
@@ -316,9 +321,16 @@ int run(int argc, char** argv) {
   // The entries: CUB and Thrust, then every chosen chapter's variants.
   std::vector<std::pair<std::string, const Variant*>> entries = {{"00", &cub_variant()},
                                                                  {"00", &thrust_variant()}};
+  std::vector<std::string> skipped;  // chapters this GPU cannot run, each with the reason
   for (const Chapter* c : all_chapters()) {
     if (c->where != Where::device) continue;
     if (!o.chapters.empty() && std::find(o.chapters.begin(), o.chapters.end(), c->number) == o.chapters.end()) {
+      continue;
+    }
+    try {
+      require_architecture(c->program(), c->needs, device);
+    } catch (const UnsupportedGpu& e) {
+      skipped.push_back(c->number + "       skipped: " + e.what());
       continue;
     }
     for (const Variant& v : c->variants) {
@@ -326,8 +338,9 @@ int run(int argc, char** argv) {
     }
   }
 
-  Scoreboard board(o, device, command);
+  Scoreboard board(o, device, command, skipped);
   board.note("ch00_scoreboard: " + describe(device));
+  for (const std::string& line : skipped) board.note("chapter " + line);
   for (DType d : o.types) {
     for (std::int64_t n = o.n_min; n <= o.n_max; n *= 4) {
       board.note(std::string(dtype_name(d)) + ", n = " + exponent(n));

@@ -172,7 +172,7 @@ std::vector<Variant> variants() {
 }  // namespace
 
 const Chapter& chapter() {
-  static const Chapter c{"11", "copy_ceiling", "To the copy ceiling", Where::device, variants()};
+  static const Chapter c{"11", "copy_ceiling", "To the copy ceiling", Where::device, variants(), kNeedsHopper};
   return c;
 }
 

@@ -32,6 +32,13 @@ namespace scan::ch11 {
 /// The chapter's variants.
 const Chapter& chapter();
 
+/// What this chapter's kernels, and those of chapters 12 to 14 built on
+/// them, need of the GPU: the bulk copies and mbarriers of bulk_copy.cuh
+/// exist from Hopper (sm_90) on. The build compiles these chapters for sm_90
+/// and newer only; their programs check this before any kernel runs.
+inline const ArchitectureNeed kNeedsHopper{90, "a Hopper GPU", "bulk copies and mbarriers",
+                                           "Chapters 00 to 10 run here."};
+
 using ch10::BackOff;
 using ch10::Status;
 

@@ -61,7 +61,7 @@ void offsets_to_heads(const std::int64_t* offsets, std::int64_t count, std::int6
 }
 
 const Chapter& chapter() {
-  static const Chapter c{"12", "segmented", "Segmented scan", Where::device, variants()};
+  static const Chapter c{"12", "segmented", "Segmented scan", Where::device, variants(), ch11::kNeedsHopper};
   return c;
 }
 

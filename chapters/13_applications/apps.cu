@@ -515,6 +515,7 @@ int run_applications(int argc, char** argv) {
     throw UsageError("--n must be below 2^32 here (tile counts are 32-bit), not " + std::to_string(o.n));
   }
   const DeviceInfo device = query_device();
+  require_architecture("ch13_applications", ch11::kNeedsHopper, device);  // exit 3 with one line on an older GPU
   const std::size_t needed = static_cast<std::size_t>(o.n) * 4 * 6;
   if (needed > device.free_bytes) {
     throw UsageError("n = " + std::to_string(o.n) + " needs about " + format_bytes(needed) + " of device memory but " +

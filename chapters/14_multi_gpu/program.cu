@@ -448,6 +448,7 @@ int run_program(int argc, char** argv) {
   }
   apply_affine_type(app, o.dtype, o.op);
   const DeviceInfo device = query_device();
+  require_architecture("ch14_multi_gpu", ch11::kNeedsHopper, device);  // exit 3 with one line on an older GPU
   int count = 0;
   SCAN_CUDA(cudaGetDeviceCount(&count));
   const int gpus = o.gpus > 0 ? o.gpus : count;

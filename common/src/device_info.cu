@@ -2,6 +2,7 @@
 #include <scan/device_info.hpp>
 
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -69,6 +70,44 @@ DeviceInfo query_device() {
   SCAN_CUDA(cudaDriverGetVersion(&info.driver_api_version));
   info.driver_release = read_driver_release();
   return info;
+}
+
+int checked_sm(const DeviceInfo& info) {
+  const int actual = info.cc_major * 10 + info.cc_minor;
+  const char* pretend = std::getenv("SCAN_PRETEND_SM");
+  if (pretend == nullptr || *pretend == '\0') return actual;
+  char* end = nullptr;
+  const long value = std::strtol(pretend, &end, 10);
+  if (*end != '\0' || value < 10 || value > 1000) {
+    throw UsageError(std::string("SCAN_PRETEND_SM must be an architecture such as 75, not '") + pretend + "'");
+  }
+  // Only ever older: the hook shows what an older GPU's reader sees, it
+  // cannot make a GPU claim features it lacks.
+  return std::min(actual, static_cast<int>(value));
+}
+
+void require_architecture(const std::string& program, const ArchitectureNeed& need, const DeviceInfo& info) {
+  const int sm = checked_sm(info);
+  if (need.sm == 0 || sm >= need.sm) return;
+  std::ostringstream line;
+  line << program << " needs " << need.gpu << " (sm_" << need.sm << " or newer: " << need.features << "); this is "
+       << info.name << " (sm_" << sm << ").";
+  if (!need.instead.empty()) line << " " << need.instead;
+  throw UnsupportedGpu(line.str());
+}
+
+void require_shared_memory(std::size_t shared_bytes) {
+  int device = 0, optin = 0;
+  SCAN_CUDA(cudaGetDevice(&device));
+  SCAN_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (shared_bytes <= static_cast<std::size_t>(optin)) return;
+  cudaDeviceProp props{};
+  SCAN_CUDA(cudaGetDeviceProperties(&props, device));
+  std::ostringstream line;
+  line << "a kernel here needs " << format_bytes(shared_bytes) << " of shared memory per block; this is "
+       << props.name << " (sm_" << props.major << props.minor << "), which allows " << format_bytes(optin)
+       << " per block. The tile shapes of chapters 11 to 14 were tuned for the H100 and H200 (227 KiB).";
+  throw UnsupportedGpu(line.str());
 }
 
 std::string cuda_version_string(int version) {

@@ -463,6 +463,7 @@ int run_chapter_or_throw(const Chapter& chapter, int argc, char** argv) {
   DeviceInfo device;
   if (chapter.where == Where::device) {
     device = query_device();  // throws CudaError (exit 3) without a usable device
+    require_architecture(chapter.program(), chapter.needs, device);  // exit 3 with one line on an older GPU
     device_line = describe(device);
   } else {
     device_line = "host, " + std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " threads";
@@ -520,6 +521,11 @@ int guarded_main(const std::string& program, const std::function<int()>& body) {
   } catch (const UsageError& e) {
     std::cerr << program << ": " << e.what() << "\n";
     return kExitUsage;
+  } catch (const UnsupportedGpu& e) {
+    // The architecture check's line already names the program.
+    const std::string line = e.what();
+    std::cerr << (line.starts_with(program + " ") ? "" : program + ": ") << line << "\n";
+    return kExitCuda;
   } catch (const CudaError& e) {
     std::cerr << program << ": CUDA error: " << e.what() << "\n";
     return kExitCuda;

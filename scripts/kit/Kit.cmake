@@ -3,22 +3,23 @@
 # repository's own grader tests (tests/grader/CMakeLists.txt).
 #
 # kit_add_chapter(NUMBER NN SLUG name SOURCES f.cu ... [MAIN main.cu]
-#                 [DEPENDS scan_chMM ...] [HOST] [ASSIGNED])
+#                 [DEPENDS scan_chMM ...] [HOST] [HOPPER] [ASSIGNED])
 #     In a student folder, one call per chapter folder (the chapter's own
 #     CMakeLists.txt). Builds scan_chNN, the chapter's library, against
 #     scan_core (common without the program runner and the library
 #     baselines), and chNN_name, the chapter's program, only on request
 #     (`cmake --build build --target chNN_name`). ASSIGNED marks the chapter
-#     the student writes: the grader grades it.
+#     the student writes: the grader grades it. HOPPER: built for the
+#     Hopper architectures only (cmake/ScanArchitectures.cmake).
 #
 # kit_add_chapter_library(TARGET FOLDER dir SOURCES f.cu ... [DEPENDS lib ...]
-#                         [REFERENCE NN])
+#                         [REFERENCE NN] [HOPPER])
 #     A chapter library from the sources in `dir`. REFERENCE NN compiles it
 #     with the chapter's namespace renamed (scan::chNN becomes
 #     scan::chNN_reference), so it links next to the student's own.
 #
 # kit_add_grader(TARGET NUMBER NN CHAPTER_LIB lib REFERENCE_LIB lib
-#                CONFIG kit.json FILES name=path ... [HOST] [APPLICATIONS])
+#                CONFIG kit.json FILES name=path ... [HOST] [APPLICATIONS] [HOPPER])
 #     The grader program: tests/grader's sources (grader/ in a student
 #     folder), the chapter library under test, the reference library, and
 #     the configuration and the graded source files, embedded at build time
@@ -27,7 +28,7 @@
 set(KIT_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "where Kit.cmake and embed.cmake live")
 
 function(kit_add_chapter_library target)
-  cmake_parse_arguments(K "" "FOLDER;REFERENCE" "SOURCES;DEPENDS" ${ARGN})
+  cmake_parse_arguments(K "HOPPER" "FOLDER;REFERENCE" "SOURCES;DEPENDS" ${ARGN})
   set(sources "")
   foreach(s IN LISTS K_SOURCES)
     list(APPEND sources "${K_FOLDER}/${s}")
@@ -35,6 +36,9 @@ function(kit_add_chapter_library target)
   add_library(${target} STATIC ${sources})
   target_include_directories(${target} PUBLIC "${K_FOLDER}")
   target_link_libraries(${target} PUBLIC scan_core ${K_DEPENDS})
+  if(K_HOPPER)
+    scan_needs_hopper(${target})
+  endif()
   if(TARGET CLI11::CLI11)
     target_link_libraries(${target} PRIVATE CLI11::CLI11)  # chapter 13's program code
   endif()
@@ -47,14 +51,21 @@ function(kit_add_chapter_library target)
 endfunction()
 
 function(kit_add_chapter)
-  cmake_parse_arguments(CH "HOST;APPLICATIONS;ASSIGNED" "NUMBER;SLUG;MAIN" "SOURCES;DEPENDS" ${ARGN})
+  cmake_parse_arguments(CH "HOST;APPLICATIONS;HOPPER;ASSIGNED" "NUMBER;SLUG;MAIN" "SOURCES;DEPENDS" ${ARGN})
+  set(hopper "")
+  if(CH_HOPPER)
+    set(hopper HOPPER)
+  endif()
   if(NOT CH_MAIN)
     set(CH_MAIN main.cu)
   endif()
   kit_add_chapter_library(scan_ch${CH_NUMBER} FOLDER "${CMAKE_CURRENT_SOURCE_DIR}"
-                          SOURCES ${CH_SOURCES} DEPENDS ${CH_DEPENDS})
+                          SOURCES ${CH_SOURCES} DEPENDS ${CH_DEPENDS} ${hopper})
   add_executable(ch${CH_NUMBER}_${CH_SLUG} EXCLUDE_FROM_ALL ${CH_MAIN})
   target_link_libraries(ch${CH_NUMBER}_${CH_SLUG} PRIVATE scan_ch${CH_NUMBER} scan_common)
+  if(CH_HOPPER)
+    scan_needs_hopper(ch${CH_NUMBER}_${CH_SLUG})
+  endif()
   if(CH_ASSIGNED)
     set_property(GLOBAL PROPERTY KIT_NUMBER "${CH_NUMBER}")
     set_property(GLOBAL PROPERTY KIT_SOURCES "${CH_SOURCES}")
@@ -62,11 +73,12 @@ function(kit_add_chapter)
     set_property(GLOBAL PROPERTY KIT_FOLDER "${CMAKE_CURRENT_SOURCE_DIR}")
     set_property(GLOBAL PROPERTY KIT_HOST "${CH_HOST}")
     set_property(GLOBAL PROPERTY KIT_APPLICATIONS "${CH_APPLICATIONS}")
+    set_property(GLOBAL PROPERTY KIT_HOPPER "${CH_HOPPER}")
   endif()
 endfunction()
 
 function(kit_add_grader target)
-  cmake_parse_arguments(G "HOST;APPLICATIONS" "NUMBER;CHAPTER_LIB;REFERENCE_LIB;CONFIG;GRADER_DIR" "FILES" ${ARGN})
+  cmake_parse_arguments(G "HOST;APPLICATIONS;HOPPER" "NUMBER;CHAPTER_LIB;REFERENCE_LIB;CONFIG;GRADER_DIR" "FILES" ${ARGN})
   set(embedded "${CMAKE_CURRENT_BINARY_DIR}/${target}_embedded.cpp")
   set(paths "")
   foreach(pair IN LISTS G_FILES)
@@ -100,8 +112,14 @@ function(kit_add_grader target)
     if(TARGET scan_warnings)
       target_link_libraries(${objects} PRIVATE scan_warnings)
     endif()
+    if(G_HOPPER)
+      scan_needs_hopper(${objects})  # chapter 13's grader compiles the chapter's kernels
+    endif()
   endif()
   add_executable(${target} "${embedded}" $<TARGET_OBJECTS:${objects}>)
+  if(G_HOPPER)
+    scan_needs_hopper(${target})
+  endif()
   target_include_directories(${target} PRIVATE "${G_GRADER_DIR}")
   target_link_libraries(${target} PRIVATE ${G_CHAPTER_LIB} ${G_REFERENCE_LIB} scan_core nlohmann_json::nlohmann_json)
 endfunction()

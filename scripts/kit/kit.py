@@ -282,6 +282,7 @@ class Chapter:
     applications: bool
     regions: list          # every Region of the chapter's files
     config: dict
+    hopper: bool = False   # needs sm_90 or newer (chapters 11 to 14)
 
 
 def chapter_folder(number):
@@ -301,7 +302,7 @@ def read_cmake(folder):
     for w in words:
         if w in ("NUMBER", "SLUG", "MAIN", "SOURCES", "DEPENDS"):
             key = w
-        elif w in ("HOST", "APPLICATIONS"):
+        elif w in ("HOST", "APPLICATIONS", "HOPPER"):
             args["FLAGS"].append(w)
         elif key in ("SOURCES", "DEPENDS"):
             args[key].append(w)
@@ -325,7 +326,7 @@ def load_chapter(number):
     config = load_configs().get(number)
     return Chapter(number, folder, args["SLUG"], args["SOURCES"], args.get("MAIN", "main.cu"),
                    [d.replace("scan_ch", "") for d in args["DEPENDS"]], "HOST" in args["FLAGS"],
-                   "APPLICATIONS" in args["FLAGS"], regions, config)
+                   "APPLICATIONS" in args["FLAGS"], regions, config, "HOPPER" in args["FLAGS"])
 
 
 def assignable():
@@ -602,6 +603,8 @@ def cmake_chapter_call(chapter, assigned):
         words.append("HOST")
     if chapter.applications:
         words.append("APPLICATIONS")
+    if chapter.hopper:
+        words.append("HOPPER")
     if assigned:
         words.append("ASSIGNED")
     return "kit_add_chapter(" + " ".join(words) + ")\n"
@@ -621,6 +624,7 @@ def write_starter(number, out, fills=(), arch="90"):
     copy_tree(ROOT / "common", out / "common")
     (out / "cmake").mkdir()
     shutil.copyfile(ROOT / "cmake" / "ScanCompilerSettings.cmake", out / "cmake" / "ScanCompilerSettings.cmake")
+    shutil.copyfile(ROOT / "cmake" / "ScanArchitectures.cmake", out / "cmake" / "ScanArchitectures.cmake")
     shutil.copyfile(KIT / "Kit.cmake", out / "cmake" / "Kit.cmake")
     shutil.copyfile(KIT / "embed.cmake", out / "cmake" / "embed.cmake")
     copy_tree(ROOT / "tests" / "grader", out / "grader")

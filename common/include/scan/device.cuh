@@ -2,6 +2,7 @@
 /// \brief Small device-side helpers every GPU chapter uses.
 #pragma once
 
+#include <scan/device_info.hpp>
 #include <scan/error.hpp>
 #include <scan/types.hpp>
 
@@ -127,6 +128,7 @@ int persistent_blocks(int threads, std::size_t shared_bytes) {
   SCAN_CUDA(cudaGetDevice(&device));
   const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
   if ((opted_in.load(std::memory_order_relaxed) & bit) == 0) {
+    require_shared_memory(shared_bytes);  // a clear message on a GPU with less, not a launch failure
     SCAN_CUDA(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
     opted_in.fetch_or(bit, std::memory_order_relaxed);
   }

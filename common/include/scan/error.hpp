@@ -45,6 +45,16 @@ class CudaError : public std::runtime_error {
   cudaError_t code_;
 };
 
+/// The GPU cannot run this code: too old an architecture, or too little
+/// shared memory for a kernel's tiles. The runner prints the message alone
+/// (it names the program, the GPU and what would run) and exits with
+/// kExitCuda; the test suites skip with it as the reason.
+class UnsupportedGpu : public CudaError {
+ public:
+  /// An error whose message is the whole line to print.
+  explicit UnsupportedGpu(const std::string& message) : CudaError(cudaErrorNotSupported, message) {}
+};
+
 /// Throws CudaError if `status` is not cudaSuccess.
 /// \param status the value a runtime call returned
 /// \param call   the text of the call, for the message

@@ -21,6 +21,7 @@
 /// instantiations behind one run-time interface.
 #pragma once
 
+#include <scan/device_info.hpp>
 #include <scan/trace.hpp>
 #include <scan/types.hpp>
 
@@ -198,6 +199,9 @@ struct Chapter {
   std::string title;   ///< "Naive scans in global memory"
   Where where = Where::device;   ///< host (chapter 01) or device
   std::vector<Variant> variants; ///< in the order the chapter introduces them
+  /// The oldest GPU its kernels run on (chapters 11 and 12: a Hopper); the
+  /// default, sm = 0, is every GPU the build supports.
+  ArchitectureNeed needs{};
 
   /// The program's name: "ch02_naive_global".
   std::string program() const { return "ch" + number + "_" + slug; }
