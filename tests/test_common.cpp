@@ -494,7 +494,7 @@ TEST_CASE("a GPU older than a chapter needs gets one line naming both", "[cpu][a
   ::setenv("SCAN_PRETEND_SM", "80", 1);
   CHECK(checked_sm(h100) == 80);
   CHECK_THROWS_WITH(require_architecture("ch12_segmented", hopper, h100),
-                    ContainsSubstring("this is NVIDIA H100 80GB HBM3 (sm_80)."));
+                    ContainsSubstring("this is NVIDIA H100 80GB HBM3 (sm_80, as SCAN_PRETEND_SM says)."));
   ::setenv("SCAN_PRETEND_SM", "100", 1);
   CHECK(checked_sm(h100) == 90);
   ::setenv("SCAN_PRETEND_SM", "sm75", 1);

@@ -178,7 +178,8 @@ TEST_CASE("chapters 11 to 14 tell an older GPU's reader in one line what they ne
     CHECK(r.exit_code == 3);
     CHECK_THAT(r.output, ContainsSubstring(program + " needs a Hopper GPU (sm_90 or newer: bulk copies and "
                                                      "mbarriers); this is "));
-    CHECK_THAT(r.output, ContainsSubstring("(sm_75). Chapters 00 to 10 run here."));
+    CHECK_THAT(r.output, ContainsSubstring("(sm_75"));
+    CHECK_THAT(r.output, ContainsSubstring("). Chapters 00 to 10 run here."));
     CHECK(r.output.find('\n') == r.output.size() - 1);  // one line
   }
   const ProgramResult stressed = run_program("scan_stress", "--chapter 11 --variant bulk --n 1M --runs 1", older);
@@ -192,7 +193,7 @@ TEST_CASE("chapters 11 to 14 tell an older GPU's reader in one line what they ne
   CHECK(board.exit_code == 0);
   CHECK_THAT(board.output, ContainsSubstring("11       skipped: ch11_copy_ceiling needs a Hopper GPU"));
   CHECK_THAT(board.output, ContainsSubstring("12       skipped: ch12_segmented needs a Hopper GPU"));
-  CHECK_THAT(board.output, ContainsSubstring("packed-settle"));  // chapter 10 was measured
+  CHECK_THAT(board.output, ContainsSubstring("\n  10       "));  // chapter 10 was measured
   // A chapter that runs anywhere is not affected.
   CHECK(run_program("ch10_decoupled_lookback", "--n 64K --reps 2 --warmup 1", older).exit_code == 0);
 }

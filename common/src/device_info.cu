@@ -89,9 +89,10 @@ int checked_sm(const DeviceInfo& info) {
 void require_architecture(const std::string& program, const ArchitectureNeed& need, const DeviceInfo& info) {
   const int sm = checked_sm(info);
   if (need.sm == 0 || sm >= need.sm) return;
+  const int actual = info.cc_major * 10 + info.cc_minor;
   std::ostringstream line;
   line << program << " needs " << need.gpu << " (sm_" << need.sm << " or newer: " << need.features << "); this is "
-       << info.name << " (sm_" << sm << ").";
+       << info.name << " (sm_" << sm << (sm == actual ? "" : ", as SCAN_PRETEND_SM says") << ").";
   if (!need.instead.empty()) line << " " << need.instead;
   throw UnsupportedGpu(line.str());
 }

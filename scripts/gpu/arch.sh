@@ -59,7 +59,7 @@ if want jit; then
   start=$SECONDS
   SCAN_EXPECT_PTX=80 SCAN_REQUIRE_GPU=1 timeout 580 "$jit_bin/scan_tests" "[arch]" --reporter compact \
     > "$out/jit-arch.log" 2>&1
-  note "jit: [arch] with SCAN_EXPECT_PTX=80 exit $? ($((SECONDS - start)) s): $(tail -n 1 "$out/jit-arch.log")"
+  note "jit: [arch] with SCAN_EXPECT_PTX=80 exit $? ($((SECONDS - start)) s): $(grep -aE "assertion|test case" "$out/jit-arch.log" | tail -n 1)"
   for number in 02 03 04 05 06 07 08 09 10; do
     start=$SECONDS
     SCAN_REQUIRE_GPU=1 timeout 580 "$jit_bin/scan_tests" "generic suite: chapter $number" --reporter compact \
@@ -67,10 +67,10 @@ if want jit; then
   done
   wait
   for number in 02 03 04 05 06 07 08 09 10; do
-    note "jit: generic suite of chapter $number: $(tail -n 1 "$out/jit-suite-$number.log")"
+    note "jit: generic suite of chapter $number: $(grep -aE "assertion|test case" "$out/jit-suite-$number.log" | tail -n 1)"
   done
   SCAN_REQUIRE_GPU=1 timeout 300 "$jit_bin/scan_tests" "[cli]" --reporter compact > "$out/jit-cli.log" 2>&1
-  note "jit: the programs' tests [cli] exit $?: $(tail -n 1 "$out/jit-cli.log")"
+  note "jit: the programs' tests [cli] exit $?: $(grep -aE "assertion|test case" "$out/jit-cli.log" | tail -n 1)"
   timeout 120 "$jit_bin/ch10_decoupled_lookback" --n 16M > "$out/jit-ch10.log" 2>&1
   note "jit: ch10_decoupled_lookback --n 16M exit $?"
   rm -rf "$CUDA_CACHE_PATH"
