@@ -12,9 +12,9 @@
 #                            exist from Hopper on, and they say so at run
 #                            time on an older GPU (ArchitectureNeed).
 #
-# Included twice: before project(), scan_check_architectures() refuses a
+# Included before project(), where scan_check_architectures() refuses a
 # list with too old an entry in words a reader understands (nvcc's own
-# error comes from inside CMake's compiler test); after project(),
+# error would come from inside CMake's compiler test); after project(),
 # scan_resolve_architectures() resolves `native`, `all` and `all-major` and
 # sets SCAN_HOPPER_ARCHITECTURES. scan_needs_hopper(target ...) gives
 # targets the second list: a per-target list, not __CUDA_ARCH__ guards,
@@ -48,7 +48,12 @@ function(scan_resolve_architectures)
     set(requested "${CMAKE_CUDA_ARCHITECTURES_NATIVE}")
   elseif(requested STREQUAL "all" OR requested STREQUAL "all-major")
     # Every architecture this nvcc compiles for ("compute_75 compute_80 ..."),
-    # as machine code, and the newest as PTX too (what nvcc's -arch=all does).
+    # as machine code, and the newest as PTX too (what nvcc's -arch=all does),
+    # from sm_70 on. Asked of nvcc, not taken from CMake's
+    # CMAKE_CUDA_ARCHITECTURES_ALL: CMake 3.25 does not know CUDA 13, and
+    # lists architectures that nvcc no longer has. The resolved list then
+    # replaces the keyword for every target, since CUDA 12's own `all`
+    # includes sm_50 and sm_60, which the chapters cannot be built for.
     execute_process(COMMAND "${CMAKE_CUDA_COMPILER}" --list-gpu-arch OUTPUT_VARIABLE listed
                     RESULT_VARIABLE result ERROR_QUIET)
     if(NOT result EQUAL 0)
@@ -61,6 +66,9 @@ function(scan_resolve_architectures)
     set(requested "")
     foreach(arch IN LISTS listed)
       math(EXPR minor "${arch} % 10")
+      if(arch LESS 70)
+        continue()
+      endif()
       if(CMAKE_CUDA_ARCHITECTURES STREQUAL "all" OR minor EQUAL 0)
         list(APPEND requested "${arch}-real")
       endif()
@@ -68,6 +76,7 @@ function(scan_resolve_architectures)
     list(POP_BACK requested newest)
     string(REPLACE "-real" "" newest "${newest}")
     list(APPEND requested "${newest}")
+    set(CMAKE_CUDA_ARCHITECTURES "${requested}" PARENT_SCOPE)
   endif()
   scan_check_architectures("${requested}")
 
@@ -96,12 +105,14 @@ function(scan_resolve_architectures)
   if(CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.8 AND CMAKE_CUDA_COMPILER_VERSION VERSION_LESS 13.0)
     add_compile_options($<$<COMPILE_LANGUAGE:CUDA>:-static-global-template-stub=true>)
   elseif(CMAKE_CUDA_COMPILER_VERSION VERSION_LESS 12.8 AND NOT requested STREQUAL "${hopper}")
-    message(WARNING "CUDA ${CMAKE_CUDA_COMPILER_VERSION} is older than 12.8: the programs that link chapters "
-                    "00-10 and 11-14 together (ch00_scoreboard, scan_tests, scan_stress) may launch a kernel "
-                    "built for the other list. Each chapter's own program is not affected. Use CUDA 12.8 or "
-                    "newer, or build for one list (-DCMAKE_CUDA_ARCHITECTURES=90 on a Hopper GPU).")
+    message(WARNING "CUDA ${CMAKE_CUDA_COMPILER_VERSION} is older than 12.8: a program that links code of "
+                    "both lists (the scoreboard, the tests) may launch a kernel built for the other list. "
+                    "Each chapter's own program is not affected. Use CUDA 12.8 or newer, or build for one "
+                    "list (-DCMAKE_CUDA_ARCHITECTURES=90 on a Hopper GPU).")
   endif()
   set(SCAN_HOPPER_ARCHITECTURES "${hopper}" PARENT_SCOPE)
+  # The resolved list (no keywords), for the test that checks which code runs.
+  set(SCAN_RESOLVED_ARCHITECTURES "${requested}" PARENT_SCOPE)
 endfunction()
 
 function(scan_needs_hopper)

@@ -28,13 +28,6 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$chapter" in [0-9][0-9]) ;; *) echo "assignment.sh: the chapter is two digits, e.g. 05" >&2; exit 2 ;; esac
-case "$arch" in [0-9][0-9]|[0-9][0-9][0-9]) ;; *) echo "assignment.sh: --arch is a number such as 75 or 90, not '$arch'" >&2; exit 2 ;; esac
-# Chapters 11 to 14 (HOPPER in their CMakeLists.txt) run on sm_90 and newer only.
-if grep -qs 'HOPPER' "$root"/chapters/"$chapter"_*/CMakeLists.txt && [ "$arch" -lt 90 ]; then
-  echo "assignment.sh: chapter $chapter needs a Hopper GPU (sm_90 or newer: bulk copies and mbarriers);" \
-       "make it with --arch 90 or newer, not $arch" >&2
-  exit 2
-fi
 
 python3 "$kit" starter "$chapter" "$dir" --arch "$arch" || exit 2
 

@@ -8,7 +8,7 @@ This reads BUILD/compile_commands.json and fails if a Hopper source is
 compiled for anything older than sm_90, or if the other sources do not share
 one list. With --expect, that list must be exactly the one given.
 
-  scripts/check_architectures.py build/tour --expect sm_75,sm_80,sm_86,sm_89,sm_90,compute_90
+  scripts/check_architectures.py build/tour --expect sm_75,sm_80,sm_90,compute_90
   scripts/check_architectures.py build/tour --expect-preset tour
 
 Exit codes: 0 the lists are as they should be; 1 they are not; 2 bad usage.

@@ -67,8 +67,10 @@ missing=()
 for p in "${packages[@]}"; do
   installed "$p" || missing+=("$p")
 done
+# An optional package counts only where the release has it (so a system
+# without it does not run apt-get update on every call).
 for p in "${optional[@]}"; do
-  installed "$p" || missing+=("$p")
+  installed "$p" || ! apt-cache show "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
@@ -104,9 +106,15 @@ cmake_version=$(cmake --version 2>/dev/null | head -n 1 | grep -o '[0-9][0-9.]*'
 if [ -n "$cmake_version" ] && [ "$(printf '%s\n3.25\n' "$cmake_version" | sort -V | head -n 1)" != 3.25 ]; then
   if command -v pip3 >/dev/null 2>&1 || command -v pip >/dev/null 2>&1; then
     say "CMake $cmake_version is older than 3.25: installing a newer one with pip"
-    "$(command -v pip3 || command -v pip)" install -q 'cmake>=3.25'
+    $SUDO "$(command -v pip3 || command -v pip)" install -q 'cmake>=3.25'
     hash -r
-    say "now $(cmake --version | head -n 1) ($(command -v cmake))"
+    cmake_version=$(cmake --version | head -n 1 | grep -o '[0-9][0-9.]*')
+    if [ "$(printf '%s\n3.25\n' "$cmake_version" | sort -V | head -n 1)" != 3.25 ]; then
+      say "pip installed CMake, but \`cmake\` on PATH is still $cmake_version ($(command -v cmake)):" \
+          "put pip's bin folder (often ~/.local/bin or /usr/local/bin) first on PATH" >&2
+      exit 2
+    fi
+    say "now CMake $cmake_version ($(command -v cmake))"
   else
     say "CMake $cmake_version is older than 3.25 and pip is missing: install CMake 3.25 or newer" >&2
     exit 2

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs the tour: every chapter's program at its default
-# size, each printing its table. The build carries machine code for the T4,
-# the A100, RTX 30 and 40 cards and the H100 (sm_75 to sm_90) and PTX for
-# newer GPUs (the `tour` preset). Without a usable GPU the GPU chapters say
+# size, each printing its table. The build carries machine code for the T4
+# (sm_75), the A100 (sm_80, which RTX 30 and 40 cards run as it is) and the
+# H100 (sm_90), and PTX for newer GPUs (the `tour` preset). Without a usable GPU the GPU chapters say
 # so and the tour goes on; on a GPU older than Hopper, chapters 11 to 14 say
 # what they need and the tour goes on.
 #

@@ -34,6 +34,7 @@ TEST_CASE("shards cover the array in order, whole tiles where they can", "[cpu][
 }
 
 TEST_CASE("the scan across two GPUs is right in both launch modes", "[gpu][ch14]") {
+  test::require_gpu(ch11::kNeedsHopper);
   test::require_gpus(2);
   const std::string cases[] = {
       "--n 1",  // fewer elements than GPUs

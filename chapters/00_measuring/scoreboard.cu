@@ -105,15 +105,15 @@ std::string now_utc() {
 
 class Scoreboard {
  public:
-  /// `skipped`: one line per chapter this GPU cannot run ("11       skipped: reason").
-  Scoreboard(Options o, DeviceInfo device, std::string command, std::vector<std::string> skipped)
+  /// `skipped`: the chapters this GPU cannot run, each with the reason.
+  Scoreboard(Options o, DeviceInfo device, std::string command, std::map<std::string, std::string> skipped)
       : o_(std::move(o)), device_(std::move(device)), command_(std::move(command)), skipped_(std::move(skipped)),
         progress_(!o_.quiet) {
     if (!o_.csv_path.empty()) {
       csv_.open(o_.csv_path);
       if (!csv_) throw UsageError("cannot write --csv file '" + o_.csv_path + "'");
       for (const auto& [key, value] : metadata()) csv_ << "# " << key << ": " << value << "\n";
-      for (const std::string& line : skipped_) csv_ << "# chapter " << line << "\n";
+      for (const auto& [chapter, reason] : skipped_) csv_ << "# chapter " << chapter << " skipped: " << reason << "\n";
       csv_ << "chapter,variant,scope,type,n,status,median_ms,min_ms,max_ms,gbps,copy_fraction,x_cub\n";
       csv_.flush();
     }
@@ -205,9 +205,24 @@ class Scoreboard {
       add(row, bytes);
       return;
     }
+    if (skipped_.count(chapter)) {
+      row.status = "SKIP";
+      add(row, bytes);
+      return;
+    }
     const std::string step = at + ", ch" + chapter + " " + v.info.name + ": ";
     progress_.step(step + "timing " + std::to_string(o_.reps) + " runs", n);
-    row.timing = harness.time(v, OpId::add, Kind::inclusive, v.info.block, o_.warmup, o_.reps);
+    try {
+      row.timing = harness.time(v, OpId::add, Kind::inclusive, v.info.block, o_.warmup, o_.reps);
+    } catch (const UnsupportedGpu& e) {
+      // Too little shared memory for a kernel's tiles: the chapter is left
+      // out from here on, with the reason, as one of an older architecture.
+      skipped_[chapter] = e.what();
+      note("chapter " + chapter + " skipped: " + e.what());
+      row.status = "SKIP";
+      add(row, bytes);
+      return;
+    }
     progress_.step(step + "verifying the timed output", n);
     const VerifyReport report =
         verify_scan(harness.input(), harness.output(), Kind::inclusive, Add{}, harness.restarts(v.info.segment));
@@ -295,14 +310,18 @@ class Scoreboard {
         if (r.dtype == d && r.status == "FAIL") std::cout << "  FAIL: chapter " << r.chapter << " " << r.variant
                                                           << " at n = " << exponent(r.n) << "\n";
       }
-      for (const std::string& line : skipped_) std::cout << "  " << line << "\n";
+      for (const auto& [chapter, reason] : skipped_) {
+        std::string column = chapter;
+        column.resize(7, ' ');  // the width of the chapter column above
+        std::cout << "  " << column << "  skipped: " << reason << "\n";
+      }
     }
   }
 
   Options o_;
   DeviceInfo device_;
   std::string command_;
-  std::vector<std::string> skipped_;
+  std::map<std::string, std::string> skipped_;
   Progress progress_;
   std::ofstream csv_;
   std::vector<Row> rows_;
@@ -321,7 +340,7 @@ int run(int argc, char** argv) {
   // The entries: CUB and Thrust, then every chosen chapter's variants.
   std::vector<std::pair<std::string, const Variant*>> entries = {{"00", &cub_variant()},
                                                                  {"00", &thrust_variant()}};
-  std::vector<std::string> skipped;  // chapters this GPU cannot run, each with the reason
+  std::map<std::string, std::string> skipped;  // chapters this GPU cannot run, each with the reason
   for (const Chapter* c : all_chapters()) {
     if (c->where != Where::device) continue;
     if (!o.chapters.empty() && std::find(o.chapters.begin(), o.chapters.end(), c->number) == o.chapters.end()) {
@@ -330,7 +349,7 @@ int run(int argc, char** argv) {
     try {
       require_architecture(c->program(), c->needs, device);
     } catch (const UnsupportedGpu& e) {
-      skipped.push_back(c->number + "       skipped: " + e.what());
+      skipped[c->number] = e.what();
       continue;
     }
     for (const Variant& v : c->variants) {
@@ -340,7 +359,7 @@ int run(int argc, char** argv) {
 
   Scoreboard board(o, device, command, skipped);
   board.note("ch00_scoreboard: " + describe(device));
-  for (const std::string& line : skipped) board.note("chapter " + line);
+  for (const auto& [chapter, reason] : skipped) board.note("chapter " + chapter + " skipped: " + reason);
   for (DType d : o.types) {
     for (std::int64_t n = o.n_min; n <= o.n_max; n *= 4) {
       board.note(std::string(dtype_name(d)) + ", n = " + exponent(n));

@@ -618,6 +618,12 @@ def write_starter(number, out, fills=(), arch="90"):
     chapter = load_chapter(number)
     if chapter.config is None or not chapter.regions:
         raise KitError(f"chapter {chapter.number} is not an assignment (no markers or no entry in chapters.json)")
+    m = re.match(r"\d+", arch)
+    if not m:
+        raise KitError(f"--arch is an architecture number such as 75 or 90, not '{arch}'")
+    if chapter.hopper and int(m.group(0)) < 90:
+        raise KitError(f"chapter {chapter.number} needs a Hopper GPU (sm_90 or newer: bulk copies and mbarriers); "
+                       f"make it with --arch 90 or newer, not {arch}")
     if out.exists() and any(out.iterdir()):
         raise KitError(f"{out} exists and is not empty")
     out.mkdir(parents=True, exist_ok=True)
