@@ -51,7 +51,8 @@ case "${ID}:${VERSION_CODENAME:-}" in
     ;;
   ubuntu:jammy)
     # Catch2 2 only and no doxygen-awesome-css: both become optional.
-    packages=(cmake g++ make libcli11-dev nlohmann-json3-dev doxygen graphviz libjs-mathjax gnuplot-nox python3)
+    packages=(cmake g++ make libcli11-dev nlohmann-json3-dev doxygen graphviz libjs-mathjax gnuplot-nox python3
+              python3-pip)
     optional=(doxygen-awesome-css)
     catch2_from=()
     ;;

@@ -1,6 +1,7 @@
 #include <scan/device_buffer.hpp>
 #include <scan/device_info.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
