@@ -31,8 +31,11 @@ needs: a figure or a data file of docs/ (../../docs/figures/x.svg,
 IMAGE_PATH and the data files from HTML_EXTRA_FILES into the site's folder);
 an image followed by its caption in italics loses the italics (Doxygen
 prints the image's text as the caption);
-a text whose title has a {#label} is referred to by its label, and a
-documented header becomes a reference to its page.
+a text with a page label (page_label(): the README is mainpage, chapter NN
+is chNN, docs/pages/NAME.md is NAME, an exercise answer answersNN) gets it on
+its title, where Doxygen wants it, and links to it become references to the
+label, so no heading on GitHub shows a {#label}; and a documented header
+becomes a reference to its page.
 Standard library only (Python 3.9+).
 """
 import hashlib
@@ -306,10 +309,18 @@ def site_target(md, target):
 
 
 def page_label(md):
-    for line in md.read_text().splitlines():
-        if line.startswith("# "):
-            m = re.search(r"\{#([\w-]+)\}\s*$", line)
-            return m.group(1) if m else None
+    """The Doxygen label of a text, from where it lies (None: not a page)."""
+    md = md.resolve()
+    if md == ROOT / "README.md":
+        return "mainpage"
+    if md.name == "README.md" and md.parent.parent == CHAPTERS:
+        m = re.match(r"(\d\d)_", md.parent.name)
+        return f"ch{m.group(1)}" if m else None
+    if md.parent == RESULTS_PAGE.parent:
+        return md.stem
+    m = re.fullmatch(r"exercises-(\d\d)", md.stem)
+    if md.parent == ROOT / "docs" / "instructors" and m:
+        return f"answers{m.group(1)}"
     return None
 
 
@@ -319,6 +330,10 @@ IMAGE = re.compile(r"^([ \t]*)!\[(.+)\]\([^)\s]+\)[ \t]*$")
 def doxygen_filter(path):
     md = Path(path).resolve()
     lines = md.read_text().split("\n")
+    label = page_label(md)
+    title = next((k for k, line in enumerate(lines) if line.startswith("# ")), None)
+    if label and title is not None:
+        lines[title] = lines[title].rstrip() + f" {{#{label}}}"  # the page's label, for Doxygen alone
     fenced = False
     for k, line in enumerate(lines):
         if FENCE.match(line):
