@@ -318,9 +318,9 @@ def page_label(md):
         return f"ch{m.group(1)}" if m else None
     if md.parent == RESULTS_PAGE.parent:
         return md.stem
-    m = re.fullmatch(r"exercises-(\d\d)", md.stem)
-    if md.parent == ROOT / "docs" / "instructors" and m:
-        return f"answers{m.group(1)}"
+    if md.parent == ROOT / "docs" / "instructors":
+        m = re.fullmatch(r"exercises-(\d\d)", md.stem)
+        return f"answers{m.group(1)}" if m else md.stem
     return None
 
 

@@ -502,6 +502,8 @@ def shows_region(chapter, path_text, name):
 def handout(chapter, figures_out=None):
     text = (chapter.folder / "README.md").read_text()
     text = NAV_BLOCK.sub("", text)
+    # The link to the exercises' worked answers is for readers, not for a class.
+    text = re.sub(r"^Worked answers to these exercises: .*\n\n", "", text, flags=re.M)
     removed = []
 
     def replace(match):
