@@ -25,8 +25,13 @@ What it generates, in every chapters/NN_*/README.md:
 And docs/figures/NAME.svg, drawn by Graphviz's dot from NAME.dot, with the
 SHA-256 of the .dot source inside, so --check needs no Graphviz.
 
-The Doxygen filter rewrites links that are right for GitHub into what the site
-needs: a figure or a data file of docs/ (../../docs/figures/x.svg,
+The texts write math as GitHub does ($...$ inline, $$...$$ for display);
+--check fails on Doxygen's own delimiters (\f$, \f[) outside code in any
+text, since GitHub would show them as they are.
+
+The Doxygen filter turns GitHub's math delimiters into Doxygen's (outside
+code spans and fenced blocks), and rewrites links that are right for GitHub
+into what the site needs: a figure or a data file of docs/ (../../docs/figures/x.svg,
 ../results/scoreboard.csv) becomes its bare name (Doxygen copies images from
 IMAGE_PATH and the data files from HTML_EXTRA_FILES into the site's folder);
 an image followed by its caption in italics loses the italics (Doxygen
@@ -274,6 +279,11 @@ def sync(check):
     for svg, content in figures(check):
         svg.write_text(content)
         changed.append(rel(svg))
+    for path in [ROOT / "README.md", *readmes, *sorted((ROOT / "docs").glob("*/*.md"))]:
+        found = doxygen_only_math(path.read_text())
+        if found:
+            errors.append(f"{rel(path)}: {len(found)} of Doxygen's math delimiters ({found[0]}); GitHub shows "
+                          "them as text: write $...$ inline and $$...$$ for display")
     if errors:
         raise Drift("\n".join(errors) + (f"\ndocs_sync.py: updated {len(changed)} files" if changed else ""))
     return readmes, changed
@@ -283,6 +293,54 @@ def sync(check):
 
 LINK = re.compile(r"(!?\[[^\]\n]*\]\()([^)\s]+)((?:\s+\"[^\"\n]*\")?\))")
 FENCE = re.compile(r"^[ \t]*(```|~~~)")
+
+# Math in the texts is GitHub's: $...$ inline, $$...$$ for display. Doxygen
+# 1.9 reads \f$...\f$ and \f[...\f] instead, so the filter translates, and
+# leaves code alone (a code span, or a fenced block, shows what it says).
+CODE_SPAN = r"(?P<code>(`+)[\s\S]+?(?<!`)(?P=code_ticks)(?!`))"
+MATH = re.compile(CODE_SPAN.replace("(?P=code_ticks)", "\\2") +
+                  r"|\$\$(?P<display>[\s\S]+?)\$\$|(?<![\\$])\$(?P<inline>[^$\n]+?)(?<!\\)\$")
+DOXYGEN_MATH = re.compile(CODE_SPAN.replace("(?P=code_ticks)", "\\2") + r"|(?P<math>\\f[$\[\]{}])")
+
+
+def outside_fences(text, change):
+    """The text with change() applied to each run of lines outside fenced code."""
+    out, chunk, fenced = [], [], False
+    for line in text.split("\n"):
+        if FENCE.match(line):
+            if not fenced and chunk:
+                out.append(change("\n".join(chunk)))
+                chunk = []
+            out.append(line)
+            fenced = not fenced
+        elif fenced:
+            out.append(line)
+        else:
+            chunk.append(line)
+    if chunk:
+        out.append(change("\n".join(chunk)))
+    return "\n".join(out)
+
+
+def doxygen_math(text):
+    """GitHub's math delimiters as Doxygen's, outside code."""
+    def change(chunk):
+        def one(m):
+            if m.group("code") is not None:
+                return m.group(0)
+            if m.group("display") is not None:
+                return "\\f[" + m.group("display") + "\\f]"
+            return "\\f$" + m.group("inline") + "\\f$"
+        return MATH.sub(one, chunk)
+    return outside_fences(text, change)
+
+
+def doxygen_only_math(text):
+    """Doxygen's own math delimiters outside code (GitHub shows them raw)."""
+    found = []
+    outside_fences(text, lambda chunk: found.extend(m.group("math") for m in DOXYGEN_MATH.finditer(chunk)
+                                                    if m.group("math")) or chunk)
+    return found
 
 
 def site_target(md, target):
@@ -329,7 +387,7 @@ IMAGE = re.compile(r"^([ \t]*)!\[(.+)\]\([^)\s]+\)[ \t]*$")
 
 def doxygen_filter(path):
     md = Path(path).resolve()
-    lines = md.read_text().split("\n")
+    lines = doxygen_math(md.read_text()).split("\n")
     label = page_label(md)
     title = next((k for k, line in enumerate(lines) if line.startswith("# ")), None)
     if label and title is not None:
