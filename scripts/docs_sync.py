@@ -276,6 +276,18 @@ def sync(check):
                 raise Drift(describe(path, old, new))
             path.write_text(new)
             changed.append(rel(path))
+    if RESULTS_PAGE.is_file() and readmes:
+        # The Results page comes after the last chapter, and leads back to it.
+        last = readmes[-1]
+        nav = ("<!-- nav:begin -->\n" + f"[\u2190 {title_of(last)}](../../{rel(last)})"
+               + " \u00b7 [Contents](../../README.md)\n<!-- nav:end -->")
+        old = RESULTS_PAGE.read_text()
+        new = with_nav(old, nav, rel(RESULTS_PAGE))
+        if new != old:
+            if check:
+                raise Drift(describe(RESULTS_PAGE, old, new))
+            RESULTS_PAGE.write_text(new)
+            changed.append(rel(RESULTS_PAGE))
     for svg, content in figures(check):
         svg.write_text(content)
         changed.append(rel(svg))
