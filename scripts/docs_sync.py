@@ -25,7 +25,8 @@ What it generates, in every chapters/NN_*/README.md:
 And docs/figures/NAME.svg, drawn by Graphviz's dot from NAME.dot, with the
 SHA-256 of the .dot source inside, so --check needs no Graphviz.
 
-The texts write math as GitHub does ($...$ inline, $$...$$ for display);
+The texts write math as GitHub does ($...$ inline, a ```math block for
+display);
 --check fails on Doxygen's own delimiters (\f$, \f[) outside code in any
 text, since GitHub would show them as they are.
 
@@ -306,9 +307,10 @@ def sync(check):
 LINK = re.compile(r"(!?\[[^\]\n]*\]\()([^)\s]+)((?:\s+\"[^\"\n]*\")?\))")
 FENCE = re.compile(r"^[ \t]*(```|~~~)")
 
-# Math in the texts is GitHub's: $...$ inline, $$...$$ for display. Doxygen
-# 1.9 reads \f$...\f$ and \f[...\f] instead, so the filter translates, and
-# leaves code alone (a code span, or a fenced block, shows what it says).
+# Math in the texts is GitHub's: $...$ inline, a ```math block (or $$...$$)
+# for display. Doxygen 1.9 reads \f$...\f$ and \f[...\f] instead, so the
+# filter translates, and leaves code alone (a code span, or a fenced block,
+# shows what it says).
 CODE_SPAN = r"(?P<code>(`+)[\s\S]+?(?<!`)(?P=code_ticks)(?!`))"
 MATH = re.compile(CODE_SPAN.replace("(?P=code_ticks)", "\\2") +
                   r"|\$\$(?P<display>[\s\S]+?)\$\$|(?<![\\$])\$(?P<inline>[^$\n]+?)(?<!\\)\$")
@@ -334,8 +336,25 @@ def outside_fences(text, change):
     return "\n".join(out)
 
 
+def math_blocks(text):
+    """GitHub's ```math blocks as Doxygen's display formulas, line for line."""
+    lines, fenced, math = text.split("\n"), False, False
+    for k, line in enumerate(lines):
+        if math:
+            if FENCE.match(line):
+                lines[k], math = "\\f]", False
+        elif FENCE.match(line):
+            if not fenced and line.strip() == "```math":
+                lines[k], math = "\\f[", True
+            else:
+                fenced = not fenced
+    return "\n".join(lines)
+
+
 def doxygen_math(text):
     """GitHub's math delimiters as Doxygen's, outside code."""
+    text = math_blocks(text)
+
     def change(chunk):
         def one(m):
             if m.group("code") is not None:

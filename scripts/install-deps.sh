@@ -10,6 +10,7 @@
 #   doxygen-awesome-css the docs' theme
 #   libjs-mathjax       formulas in the docs, served locally (no network)
 #   gnuplot-nox         the scoreboard's plots
+#   cmark-gfm, chromium the docs' tests: the texts as GitHub and a browser show them
 #   python3             the script that turns measured CSV into tables
 #   cmake, g++          the build (CMake >= 3.25)
 #
@@ -34,9 +35,11 @@ fi
 . /etc/os-release
 
 packages=(cmake g++ make libcatch2-dev libcli11-dev nlohmann-json3-dev doxygen graphviz
-          doxygen-awesome-css libjs-mathjax gnuplot-nox python3)
+          doxygen-awesome-css libjs-mathjax gnuplot-nox python3 cmark-gfm)
 
-optional=()  # packages a release may lack: installed where it has them
+# Packages a release may lack (Ubuntu packages Chromium as a snap): installed
+# where it has them; the tests that need them skip with the reason elsewhere.
+optional=(chromium)
 case "${ID}:${VERSION_CODENAME:-}" in
   debian:bookworm)
     list=/etc/apt/sources.list.d/bookworm-backports.list
@@ -53,7 +56,7 @@ case "${ID}:${VERSION_CODENAME:-}" in
     # Catch2 2 only and no doxygen-awesome-css: both become optional.
     packages=(cmake g++ make libcli11-dev nlohmann-json3-dev doxygen graphviz libjs-mathjax gnuplot-nox python3
               python3-pip)
-    optional=(doxygen-awesome-css)
+    optional=(doxygen-awesome-css cmark-gfm chromium)  # cmark-gfm is not in 22.04 either
     catch2_from=()
     ;;
   *)
@@ -97,7 +100,7 @@ else
   fi
   for p in "${optional[@]}"; do
     if ! installed "$p" && ! $SUDO apt-get install -y -qq --no-install-recommends "$p" >/dev/null 2>&1; then
-      say "$p is not packaged for ${PRETTY_NAME:-this system}: the docs (SCAN_BUILD_DOCS) cannot be built here; the tour and the tests do not need them"
+      say "$p could not be installed on ${PRETTY_NAME:-this system}: what needs it is left out (a docs test skips, or the docs cannot be built)"
     fi
   done
 fi
