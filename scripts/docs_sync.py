@@ -6,6 +6,7 @@ and the Doxygen site show the same thing and neither can drift.
     scripts/docs_sync.py --check   exit 1, naming the first drift, if any
                                    generated part differs (ctest runs this)
     scripts/docs_sync.py --doxygen-filter FILE
+    scripts/docs_sync.py --tidy-code-links SITE
                                    print FILE as Doxygen should read it (the
                                    Doxyfile's FILTER_PATTERNS runs this)
 
@@ -439,9 +440,66 @@ def doxygen_filter(path):
     return 0
 
 
+# --- after Doxygen: the links in the texts' code -------------------------------
+
+CODE_LINK = re.compile(r'<a class="code hl_(\w+)" href="[^"]*">([^<]*)</a>')
+# Words after which a name is used, not declared ("return pick(...)").
+CALLING_WORDS = {"return", "else", "case", "throw", "co_return", "co_yield", "sizeof", "new", "delete",
+                 "and", "or", "not", "do"}
+
+
+def tidy_code_links(site):
+    """Doxygen links every word of a text's code block that names something
+    documented: a local `prefix` becomes chapter 10's Status::prefix, a
+    parameter `wait` chapter 11's tma::wait. In the text pages this keeps a
+    link only where the code really names that thing: a function called (not
+    through an object) and a constant or variable written with its scope.
+    The API pages, whose listings Doxygen resolves itself, are left alone."""
+    pages = [p for p in Path(site).glob("*.html")
+             if re.fullmatch(r"(ch\d\d|answers\d\d|index|results|kit)\.html", p.name)]
+    removed = 0
+    for page in pages:
+        text = page.read_text()
+
+        def keep_or_unwrap(m):
+            nonlocal removed
+            kind, name = m.group(1), m.group(2)
+            before = re.sub(r"<[^>]*>", "", text[max(0, m.start() - 200):m.start()])
+            after = re.sub(r"<[^>]*>", "", text[m.end():m.end() + 200]).lstrip()
+            qualified = before.endswith("::")
+            last_word = re.search(r"(\w+)\s*$", before)
+            # A name right after a type or a keyword is being declared there
+            # ("Status load(...)", "using Storage ="), not used.
+            declared = (before.rstrip().endswith((">", "*", "&")) or
+                        (last_word is not None and last_word.group(1) not in CALLING_WORDS))
+            if kind == "define":
+                keep = True
+            elif kind == "function":
+                called = after[:1] in ("(", "<")
+                on_object = before.rstrip().endswith((".", "->", "template"))
+                keep = called and not on_object and not declared
+            elif kind in ("enumvalue", "variable"):
+                keep = qualified
+            elif kind == "typedef":
+                keep = not declared
+            else:
+                keep = True
+            if keep:
+                return m.group(0)
+            removed += 1
+            return name
+        new = CODE_LINK.sub(keep_or_unwrap, text)
+        if new != text:
+            page.write_text(new)
+    print(f"docs_sync.py: {removed} links in the texts' code left out (a local name, not the documented one)")
+    return 0
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "--doxygen-filter":
         return doxygen_filter(argv[2])
+    if len(argv) == 3 and argv[1] == "--tidy-code-links":
+        return tidy_code_links(argv[2])
     if len(argv) > 2 or (len(argv) == 2 and argv[1] != "--check"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
