@@ -290,6 +290,27 @@ def sync(check):
                 raise Drift(describe(RESULTS_PAGE, old, new))
             RESULTS_PAGE.write_text(new)
             changed.append(rel(RESULTS_PAGE))
+    # The answers: each leads back to its chapter and on to the next answers.
+    answers = sorted((ROOT / "docs" / "instructors").glob("exercises-[0-9][0-9].md"))
+    by_number = {re.match(r"(\d\d)_", r.parent.name).group(1): r for r in readmes}
+    for i, path in enumerate(answers):
+        number = path.stem[-2:]
+        parts = []
+        if i > 0:
+            parts.append(f"[\u2190 {title_of(answers[i - 1])}]({answers[i - 1].name})")
+        if number in by_number:
+            parts.append(f"[{title_of(by_number[number])}](../../{rel(by_number[number])})")
+        parts.append("[Contents](../../README.md)")
+        if i + 1 < len(answers):
+            parts.append(f"[{title_of(answers[i + 1])} \u2192]({answers[i + 1].name})")
+        nav = "<!-- nav:begin -->\n" + " \u00b7 ".join(parts) + "\n<!-- nav:end -->"
+        old = path.read_text()
+        new = with_nav(old, nav, rel(path))
+        if new != old:
+            if check:
+                raise Drift(describe(path, old, new))
+            path.write_text(new)
+            changed.append(rel(path))
     for svg, content in figures(check):
         svg.write_text(content)
         changed.append(rel(svg))
