@@ -8,7 +8,7 @@
 #
 #   scripts/tour.sh               the `tour` preset: every GPU from sm_75 on
 #   scripts/tour.sh tour-native   only the GPU in this machine (`native`:
-#                                 builds several times faster; needs a GPU)
+#                                 one architecture instead of three; needs a GPU)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-tour}
