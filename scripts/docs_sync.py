@@ -258,12 +258,46 @@ def figures(check):
     return out
 
 
+def other_navs(readmes):
+    """The navigation of the texts around the chapters: the Results page
+    (after the last chapter, leading back to it) and each exercise's answers
+    (back to the previous answers and to their chapter, on to the next)."""
+    navs = []
+    if RESULTS_PAGE.is_file() and readmes:
+        last = readmes[-1]
+        navs.append((RESULTS_PAGE, f"[\u2190 {title_of(last)}](../../{rel(last)})"
+                                   " \u00b7 [Contents](../../README.md)"))
+    answers = sorted((ROOT / "docs" / "instructors").glob("exercises-[0-9][0-9].md"))
+    by_number = {re.match(r"(\d\d)_", r.parent.name).group(1): r for r in readmes}
+    for i, path in enumerate(answers):
+        parts = []
+        if i > 0:
+            parts.append(f"[\u2190 {title_of(answers[i - 1])}]({answers[i - 1].name})")
+        chapter = by_number.get(path.stem[-2:])
+        if chapter:
+            parts.append(f"[{title_of(chapter)}](../../{rel(chapter)})")
+        parts.append("[Contents](../../README.md)")
+        if i + 1 < len(answers):
+            parts.append(f"[{title_of(answers[i + 1])} \u2192]({answers[i + 1].name})")
+        navs.append((path, " \u00b7 ".join(parts)))
+    return [(path, "<!-- nav:begin -->\n" + line + "\n<!-- nav:end -->") for path, line in navs]
+
+
 def sync(check):
     """Regenerates (or, with check, compares) every text and figure. A text
     that cannot be generated (a snippet without its markers) is reported
     after the others have been written."""
     readmes = chapter_readmes()
     changed, errors = [], []
+
+    def put(path, new, old):
+        """Writes a regenerated text (with check: reports that it differs)."""
+        if new != old:
+            if check:
+                raise Drift(describe(path, old, new))
+            path.write_text(new)
+            changed.append(rel(path))
+
     for i, path in enumerate(readmes):
         old = path.read_text()
         try:
@@ -273,44 +307,10 @@ def sync(check):
                 raise
             errors.append(f"{rel(path)}: {e}")
             continue
-        if new != old:
-            if check:
-                raise Drift(describe(path, old, new))
-            path.write_text(new)
-            changed.append(rel(path))
-    if RESULTS_PAGE.is_file() and readmes:
-        # The Results page comes after the last chapter, and leads back to it.
-        last = readmes[-1]
-        nav = ("<!-- nav:begin -->\n" + f"[\u2190 {title_of(last)}](../../{rel(last)})"
-               + " \u00b7 [Contents](../../README.md)\n<!-- nav:end -->")
-        old = RESULTS_PAGE.read_text()
-        new = with_nav(old, nav, rel(RESULTS_PAGE))
-        if new != old:
-            if check:
-                raise Drift(describe(RESULTS_PAGE, old, new))
-            RESULTS_PAGE.write_text(new)
-            changed.append(rel(RESULTS_PAGE))
-    # The answers: each leads back to its chapter and on to the next answers.
-    answers = sorted((ROOT / "docs" / "instructors").glob("exercises-[0-9][0-9].md"))
-    by_number = {re.match(r"(\d\d)_", r.parent.name).group(1): r for r in readmes}
-    for i, path in enumerate(answers):
-        number = path.stem[-2:]
-        parts = []
-        if i > 0:
-            parts.append(f"[\u2190 {title_of(answers[i - 1])}]({answers[i - 1].name})")
-        if number in by_number:
-            parts.append(f"[{title_of(by_number[number])}](../../{rel(by_number[number])})")
-        parts.append("[Contents](../../README.md)")
-        if i + 1 < len(answers):
-            parts.append(f"[{title_of(answers[i + 1])} \u2192]({answers[i + 1].name})")
-        nav = "<!-- nav:begin -->\n" + " \u00b7 ".join(parts) + "\n<!-- nav:end -->"
+        put(path, new, old)
+    for path, nav in other_navs(readmes):
         old = path.read_text()
-        new = with_nav(old, nav, rel(path))
-        if new != old:
-            if check:
-                raise Drift(describe(path, old, new))
-            path.write_text(new)
-            changed.append(rel(path))
+        put(path, with_nav(old, nav, rel(path)), old)
     for svg, content in figures(check):
         svg.write_text(content)
         changed.append(rel(svg))
