@@ -29,7 +29,8 @@ FENCE = re.compile(r"^[ \t]*(```|~~~)")
 
 
 def texts():
-    return [ROOT / "README.md", *sorted(ROOT.glob("chapters/*/README.md")), *sorted(ROOT.glob("docs/*/*.md"))]
+    return [ROOT / "README.md", *sorted(ROOT.glob("chapters/*/README.md")), *sorted(ROOT.glob("docs/*/*.md")),
+            ROOT / "kit" / "README.md"]
 
 
 def inline_formulas(markdown):

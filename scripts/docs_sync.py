@@ -429,6 +429,8 @@ def page_label(md):
         return f"ch{m.group(1)}" if m else None
     if md.parent == RESULTS_PAGE.parent:
         return md.stem
+    if md == ROOT / "kit" / "README.md":
+        return "kit"
     if md.parent == ROOT / "docs" / "instructors":
         m = re.fullmatch(r"exercises-(\d\d)", md.stem)
         return f"answers{m.group(1)}" if m else md.stem

@@ -42,6 +42,14 @@ __global__ void quadratic_scan_kernel(const T* in, T* out, std::int64_t n, Kind 
 }
 // [quadratic kernel]
 
+// kit: region step from "const T mine = load_for_scan(src, i, kind, op);"
+// kit: to "dst[i] = i >= offset ? op(load_for_scan(src, i - offset, kind, op), mine) : mine;"
+// kit: todo One Kogge-Stone step over the whole array for this thread's element i (i < n; the threads
+// kit: todo past n have returned): read only src, write only dst[i]. Read every element j of src as
+// kit: todo load_for_scan(src, j, kind, op): the host passes the scan's kind for the first step only,
+// kit: todo where it shifts the input right by one for an exclusive scan. dst[i] is element i - offset
+// kit: todo combined on the LEFT of element i when i >= offset (op need not commute), else element i.
+// kit: stub (void)src; (void)dst; (void)offset; (void)kind; (void)op;
 // [multi-launch step]
 /// One step of Kogge-Stone over the whole array: every element combines with
 /// the one `offset` places to its left. Reading `src` and writing `dst` (two
@@ -57,6 +65,20 @@ __global__ void kogge_stone_step(const T* src, T* dst, std::int64_t n, std::int6
 }
 // [multi-launch step]
 
+// kit: region in-block from "if (inside) out[i] = load_for_scan(in, i, kind, op);"
+// kit: to "if (tile_totals != nullptr && threadIdx.x == tile_size - 1) tile_totals[blockIdx.x] = out[i];"
+// kit: todo Scan this block's tile in place in global memory, in out; i is this thread's element,
+// kit: todo and inside says whether it has one (the last tile may be shorter than the block).
+// kit: todo Load: each thread inside puts load_for_scan(in, i, kind, op) in out[i] (it shifts the
+// kit: todo input right by one element for an exclusive scan).
+// kit: todo Steps, offset = 1, 2, 4, ... while below tile_size: a thread inside with threadIdx.x >=
+// kit: todo offset combines out[i - offset] on the LEFT of out[i] (op need not commute). Every read
+// kit: todo of a step must come before any write of that step, and every write before the next
+// kit: todo step's reads; every thread of the block, inside or not, reaches every barrier.
+// kit: todo After each step, threads inside call log.record(step, i, out[i]) (step 0, 1, ...).
+// kit: todo Finally the tile's last thread (threadIdx.x == tile_size - 1) writes the tile's total,
+// kit: todo out[i], to tile_totals[blockIdx.x] when tile_totals is not null (the fix-up needs it).
+// kit: stub (void)in; (void)out; (void)kind; (void)tile_totals; (void)op; (void)log; (void)i; (void)inside;
 // [in-block global kernel]
 /// Kogge-Stone inside one block, on the block's tile of `out` in global memory.
 ///

@@ -18,6 +18,22 @@ namespace scan::ch04 {
 /// The chapter's variants.
 const Chapter& chapter();
 
+// kit: region double-buffer from "T* src = buffers;"
+// kit: to "if (tile_totals != nullptr && t == tile_size - 1) tile_totals[blockIdx.x] = src[t];"
+// kit: todo Scan this block's tile with Kogge-Stone steps in two shared buffers: buffers holds
+// kit: todo 2 * blockDim.x slots, buffers[0 .. blockDim.x) and buffers[blockDim.x .. 2 * blockDim.x).
+// kit: todo Load: each thread t < tile_size puts load_for_scan(in, i, kind, op) in slot t of the first
+// kit: todo buffer (it shifts the input right by one element for an exclusive scan).
+// kit: todo Steps, offset = 1, 2, 4, ... while below tile_size: each step reads one buffer and writes
+// kit: todo the other, the next step the other way round. Every thread t < tile_size writes its slot
+// kit: todo of the written buffer: the read buffer's slot t - offset combined on the LEFT of its slot t
+// kit: todo when t >= offset (op need not commute), else its slot t copied. One barrier per step.
+// kit: todo After each step's barrier, threads t < tile_size call log.record(step, i, the value they
+// kit: todo wrote) (step 0, 1, ...). Finally, for t < tile_size, out[i] is slot t of the buffer the last
+// kit: todo step wrote (the loaded one if there was no step), and the tile's last thread also writes that
+// kit: todo value, the tile's total, to tile_totals[blockIdx.x] when tile_totals is not null (the fix-up
+// kit: todo needs it).
+// kit: stub (void)buffers; (void)in; (void)out; (void)kind; (void)tile_totals; (void)op; (void)log; (void)i;
 // [double-buffered kernel]
 /// Kogge-Stone on one tile per block with two shared buffers
 /// (2 * blockDim.x * sizeof(T) bytes of dynamic shared memory).

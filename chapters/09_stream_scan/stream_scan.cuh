@@ -52,13 +52,13 @@ __device__ __forceinline__ unsigned take_ticket(unsigned* counter) {
 // kit: todo Publish tile `tile`'s inclusive prefix: write value to prefix[tile], then set ready[tile] to 1
 // kit: todo with a release store through cuda::atomic_ref<unsigned, cuda::thread_scope_device>.
 // kit: stub (void)tile; (void)value;
-// kit: rule acquire-release ready
+// kit: rule acquire-release ready publishes prefix
 // kit: region wait body "__device__ T wait(unsigned tile) const"
 // kit: todo Spin until ready[tile] is set, reading it with acquire loads through
 // kit: todo cuda::atomic_ref<unsigned, cuda::thread_scope_device>, then return prefix[tile].
 // kit: stub (void)tile;
 // kit: stub return T{};
-// kit: rule acquire-release ready
+// kit: rule acquire-release ready reads prefix
 // [publish and wait]
 /// The chain's mailbox: per tile, a flag and the tile's inclusive prefix.
 ///

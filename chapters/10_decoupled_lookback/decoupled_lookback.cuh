@@ -44,13 +44,13 @@ enum class Status : unsigned {
 // kit: todo (prefix[tile] or aggregate[tile]), then store `what` in status[tile] with a release store
 // kit: todo through cuda::atomic_ref<unsigned, cuda::thread_scope_device>.
 // kit: stub (void)tile; (void)what; (void)value;
-// kit: rule acquire-release status
+// kit: rule acquire-release status publishes prefix aggregate
 // kit: region split-load body "__device__ Status load(unsigned tile, T& value) const"
 // kit: todo Load status[tile] with an acquire load (cuda::atomic_ref, as publish stores it); if it says
 // kit: todo prefix or aggregate, read that slot into value. Return the status.
 // kit: stub (void)tile; (void)value;
 // kit: stub return Status::prefix;
-// kit: rule acquire-release status
+// kit: rule acquire-release status reads prefix aggregate
 // [split state]
 /// Tile states as a status word and two value slots per tile, for any T.
 ///

@@ -10,14 +10,7 @@ arch=$2
 shift 2
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(scan_tests ch00_scoreboard)
-# CCCL's CMake files find the headers relative to where they lie
-# (PREFIX/lib/cmake/NAME finds PREFIX/include/cccl): put them there.
-toolkit=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
-header=$(find -L "$toolkit" -path '*/include/cccl/cub/cub.cuh' -print -quit)
-[ -n "$header" ] || { echo "build.sh: no include/cccl/cub/cub.cuh under $toolkit" >&2; exit 1; }
-prefix=${header%/include/cccl/cub/cub.cuh}
-mkdir -p "$prefix/lib/cmake"
-cp -rn .deps/cccl/* "$prefix/lib/cmake/"
+prefix=$(scripts/gpu/cccl.sh)
 mkdir -p build
 cmake -S . -B "build/$name" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CUDA_ARCHITECTURES=$arch" -DSCAN_BUILD_DOCS=OFF \
       "-DCMAKE_PREFIX_PATH=$PWD/.deps/usr" "-DCCCL_DIR=$prefix/lib/cmake/cccl" > "build/$name.configure.log" 2>&1 || { cat "build/$name.configure.log"; exit 1; }
