@@ -559,6 +559,7 @@ int run_parent(const Options& o, const json& config) {
 
   // The source rules and the lines outside the regions, on the files as
   // they were compiled.
+  grade.has_rules = !host;  // every GPU region: no return before a barrier
   for (const auto& region : config.at("regions")) {
     if (!region.at("rule").empty()) grade.has_rules = true;
   }

@@ -154,9 +154,13 @@ std::vector<RuleViolation> check_rules(const nlohmann::json& config) {
   static const std::regex acquire(R"(memory_order_(acquire|seq_cst)\b|memory_order::(acquire|seq_cst)\b|\.load\(\s*\))");
   // A qualified name (Status::prefix) is not the value array `prefix`.
   static const std::regex qualified(R"([A-Za-z_]\w*::\w+)");
+  // A barrier after a return: the threads that returned never arrive.
+  static const std::regex return_statement(R"(\breturn\b)");
+  static const std::regex barrier(R"(__syncthreads\w*\s*\(|__syncwarp\s*\(|\.sync\s*\(\s*\)|\bbar(rier)?\.sync\b)");
+  const bool on_device = !config.value("host", false);
   for (const auto& region : config.at("regions")) {
     const auto& rule = region.at("rule");
-    if (rule.empty()) continue;
+    if (rule.empty() && !on_device) continue;
     const std::string name = region.at("name");
     const std::string file = region.at("file");
     const EmbeddedFile* source = embedded(file);
@@ -187,6 +191,23 @@ std::vector<RuleViolation> check_rules(const nlohmann::json& config) {
                                      "' must stay (the grader checks the code between them)"});
       continue;
     }
+    if (on_device) {
+      // Every region of a GPU chapter: no return before a barrier. A thread
+      // that returns never reaches a __syncthreads() its block still waits
+      // at; that is undefined, and GPUs that count exited threads as arrived
+      // let it pass every test and compute-sanitizer's synccheck too.
+      int first_return = -1;
+      for (int k = first + 1; k < last && k < static_cast<int>(lines.size()); ++k) {
+        if (first_return < 0 && std::regex_search(lines[k], return_statement)) first_return = k;
+        if (first_return >= 0 && k > first_return && std::regex_search(lines[k], barrier)) {
+          out.push_back({name, file + ":" + std::to_string(first_return + 1),
+                         "a return before a barrier (line " + std::to_string(k + 1) +
+                             "): the threads that return never reach it, and the others wait there: " + raw[first_return]});
+          break;
+        }
+      }
+    }
+    if (rule.empty()) continue;
     // acquire-release FLAG... [publishes|reads VALUE...]
     std::vector<std::string> flags, values;
     std::string role;
@@ -480,7 +501,9 @@ std::string summary_line(const Grade& grade) {
       if (!r.clean) faults.push_back(item.name + ":" + r.tool + (r.verdict == "errors" ? "-errors" : "-failed"));
     }
   }
-  std::string sanitizer = grade.sanitizer_ran ? "clean" : "not-run";
+  std::size_t runs = 0;
+  for (const ItemGrade& item : grade.items) runs += item.sanitizers.size();
+  std::string sanitizer = grade.sanitizer_ran && runs > 0 ? "clean" : "not-run";
   if (!faults.empty()) {
     sanitizer.clear();
     for (const std::string& f : faults) {
