@@ -389,6 +389,9 @@ std::string correctness_output(const Grade& grade, const ItemGrade& item) {
   if (!item.cases.unfinished.empty()) o << "It stopped during: " << item.cases.unfinished << "\n";
   if (!item.cases.aborted.empty()) o << "A CUDA error ended the suite: " << item.cases.aborted << "\n";
   for (const std::string& f : item.cases.failures) o << "FAILED " << f << "\n";
+  if (item.large.passed > 0 && item.large.failed == 0) {
+    o << "Past 32-bit indices (one run of kit.json's large_n elements): passed.\n";
+  }
   for (const std::string& f : item.large.failures) o << "FAILED past 32-bit indices: " << f << "\n";
   if (!item.large_problem.empty()) o << item.large_problem << "\n";
   if (!item.large.unfinished.empty()) o << "It stopped during: " << item.large.unfinished << "\n";
