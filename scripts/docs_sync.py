@@ -39,7 +39,8 @@ IMAGE_PATH and the data files from HTML_EXTRA_FILES into the site's folder);
 an image followed by its caption in italics loses the italics (Doxygen
 prints the image's text as the caption);
 a text with a page label (page_label(): the README is mainpage, chapter NN
-is chNN, docs/pages/NAME.md is NAME, an exercise answer answersNN) gets it on
+is chNN, docs/pages/NAME.md is NAME, an exercise answer answersNN, a lab
+page docs/lab/chNN-x.md lab_chNN_x) gets it on
 its title, where Doxygen wants it, and links to it become references to the
 label, so no heading on GitHub shows a {#label}; and a documented header
 becomes a reference to its page.
@@ -57,6 +58,7 @@ CHAPTERS = ROOT / "chapters"
 FIGURES = ROOT / "docs" / "figures"
 RESULTS = ROOT / "docs" / "results"
 RESULTS_PAGE = ROOT / "docs" / "pages" / "results.md"
+LAB = ROOT / "docs" / "lab"               # the lab book: one page per chapter (and GPU), chNN[-gpu].md
 README = ROOT / "README.md"
 SNIPPET_ROOTS = [ROOT / "chapters", ROOT / "common"]   # Doxygen's EXAMPLE_PATH
 HEADER_DIRS = [ROOT / "common" / "include" / "scan"]   # documented headers (+ chapter folders)
@@ -260,8 +262,9 @@ def figures(check):
 
 def other_navs(readmes):
     """The navigation of the texts around the chapters: the Results page
-    (after the last chapter, leading back to it) and each exercise's answers
-    (back to the previous answers and to their chapter, on to the next)."""
+    (after the last chapter, leading back to it), each exercise's answers
+    (back to the previous answers and to their chapter, on to the next) and
+    each page of the lab book (back to its chapter)."""
     navs = []
     if RESULTS_PAGE.is_file() and readmes:
         last = readmes[-1]
@@ -279,6 +282,11 @@ def other_navs(readmes):
         parts.append("[Contents](../../README.md)")
         if i + 1 < len(answers):
             parts.append(f"[{title_of(answers[i + 1])} \u2192]({answers[i + 1].name})")
+        navs.append((path, " \u00b7 ".join(parts)))
+    for path in sorted(LAB.glob("ch[0-9][0-9]*.md")):
+        chapter = by_number.get(path.stem[2:4])
+        parts = [f"[\u2190 {title_of(chapter)}](../../{rel(chapter)})"] if chapter else []
+        parts.append("[Contents](../../README.md)")
         navs.append((path, " \u00b7 ".join(parts)))
     return [(path, "<!-- nav:begin -->\n" + line + "\n<!-- nav:end -->") for path, line in navs]
 
@@ -434,6 +442,8 @@ def page_label(md):
     if md.parent == ROOT / "docs" / "instructors":
         m = re.fullmatch(r"exercises-(\d\d)", md.stem)
         return f"answers{m.group(1)}" if m else md.stem
+    if md.parent == LAB:
+        return "lab_" + md.stem.replace("-", "_")
     return None
 
 
@@ -479,7 +489,7 @@ def tidy_code_links(site):
     through an object) and a constant or variable written with its scope.
     The API pages, whose listings Doxygen resolves itself, are left alone."""
     pages = [p for p in Path(site).glob("*.html")
-             if re.fullmatch(r"(ch\d\d|answers\d\d|index|results|kit)\.html", p.name)]
+             if re.fullmatch(r"(ch\d\d|answers\d\d|lab_\w+|index|results|kit)\.html", p.name)]
     removed = 0
     for page in pages:
         text = page.read_text()

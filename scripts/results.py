@@ -14,6 +14,7 @@ Standard library only (Python 3.9+).
 import csv
 import io
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -390,9 +391,31 @@ def rate(r):
     return f"{ms:.4g} ms ({', '.join(parts)})" if parts else f"{ms:.4g} ms"
 
 
+def commit_date(commit):
+    """The date of a commit, from git (empty where git or the commit is missing)."""
+    try:
+        out = subprocess.run(["git", "-C", str(ROOT), "show", "-s", "--format=%cs", commit],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def built_from(meta):
+    """'programs built from commit X of DATE' as a data file's header names it."""
+    m = re.search(r"from (the tree of )?commit ([0-9a-f]{7,40})", meta.get("built", "") + meta.get("runs", ""))
+    if not m:
+        return ""
+    date = commit_date(m.group(2))
+    tree = "the tree of " if m.group(1) else ""
+    return f"programs built from {tree}commit {m.group(2)}" + (f" of {date}" if date else "")
+
+
 def device_note(meta, command):
     device = meta.get("device", "?")
-    return f"Measured on {device}, with `{command}` (scripts/gpu/bench.sh)."
+    built = built_from(meta)
+    return f"Measured on {device}" + (f"; {built}" if built else "") + \
+        f"; with `{command}` (scripts/gpu/bench.sh)."
 
 
 def ch11_steps(tag):
@@ -534,33 +557,88 @@ def ch12_lengths():
                                  meta, "ch12_segmented --n 256M --segments L --lengths random|fixed --csv"))
 
 
-def ch13_table():
+CH13_BYTES = ("Bytes counted per application: compaction 4 (n + kept); split 8n; sort 8n (each key read and "
+              "written once, the least a sort moves); recurrence 12n (a and b in, x out), 16n for chapter 12's "
+              "packed pairs. ")
+
+
+CH13_COMMAND = ("ch13_applications --n 256M --app compact --select F --csv (F = 0.01, 0.5, 0.99), --app split, "
+                "--n 64M --app sort --reps 5, --app recurrence --reps 10")
+
+
+def ch13_rows():
     path = RESULTS / "ch13-h100.csv"
     if not path.exists():
+        return None, None
+    return read_csv(path)
+
+
+def ch13_table():
+    """The lab book's table: every variant of every application."""
+    rows, meta = ch13_rows()
+    if rows is None:
         return "*Not measured yet.*"
-    rows, meta = read_csv(path)
-    out = ["| application | variant | case | n | median ms | GB/s | % copy | x library |",
-           "|---|---|---|---|---|---|---|---|"]
+    out = ["| application | variant | case | n | median ms | GB/s | % copy | x library | x one CPU core |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ms = number(r.get("median_ms"))
         fraction = number(r.get("copy_fraction"))
         x = number(r.get("x_library"))
-        if not x:
-            against = "-"
-        elif r["app"] == "recurrence":
-            against = f"{x:.0f} (one CPU core)"  # no GPU library runs a recurrence: not a ratio near 1
-        else:
-            against = ratio_text(x)
+        # No GPU library runs a recurrence: its factor is over the CPU loop, in a column of its own.
+        library = ratio_text(x) if x and r["app"] != "recurrence" else "-"
+        cpu = f"{x:.0f}" if x and r["app"] == "recurrence" else "-"
         out.append(f"| {r['app']} | {r['variant']} | {r['param']} | {exponent(int(r['n']))} | "
                    + (f"{ms:.4g}" if ms is not None else r["status"]) + " | "
                    + (f"{float(r['gbps']):.0f}" if r.get("gbps") else "-") + " | "
-                   + (f"{100 * fraction:.1f}%" if fraction else "-") + " | " + against + " |")
-    return "\n".join(out) + ("\n\nBytes counted per application: compaction 4 (n + kept); split 8n; sort 8n "
-                             "(each key read and written once, the least a sort moves); recurrence 12n (a and b "
-                             "in, x out), 16n for chapter 12's packed pairs. x library: against the library row "
-                             "of the same case (CUB's; the recurrence, which no GPU library runs, against "
-                             "the CPU loop on one core). "
-                             + device_note(meta, "ch13_applications --n 256M --app A --csv"))
+                   + (f"{100 * fraction:.1f}%" if fraction else "-") + f" | {library} | {cpu} |")
+    return "\n".join(out) + ("\n\n" + CH13_BYTES + "x library: against the library row of the same case (CUB's); "
+                             "x one CPU core: the recurrence against the CPU loop on one core. "
+                             + device_note(meta, CH13_COMMAND))
+
+
+def ch13_summary():
+    """The chapter's table: per application and case, our fastest variant
+    against the library's, both in the same run (the recurrence apart)."""
+    rows, meta = ch13_rows()
+    if rows is None:
+        return "*Not measured yet.*"
+    libraries = {(r["app"], r["param"]): r for r in rows if r["variant"].startswith("cub::")}
+    out = ["| application | case | n | ours: fastest variant | ms | % copy | library | ms | % copy | x library |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for (app, param), lib in libraries.items():
+        ours = [r for r in rows if r["app"] == app and r["param"] == param and r["status"] == "PASS"
+                and not r["variant"].startswith("cub::")]
+        best = min(ours, key=lambda r: float(r["median_ms"]), default=None)
+        if best is None:
+            continue
+        def pct(r):
+            f = number(r.get("copy_fraction"))
+            return f"{100 * f:.1f}%" if f else "-"
+        out.append(f"| {app} | {param} | {exponent(int(best['n']))} | {best['variant']} | "
+                   f"{float(best['median_ms']):.4g} | {pct(best)} | {lib['variant']} | "
+                   f"{float(lib['median_ms']):.4g} | {pct(lib)} | {ratio_text(number(best['x_library']))} |")
+    return "\n".join(out) + ("\n\nMedian of 20 timed runs; x library: the library's time over ours, in the "
+                             "same run. " + CH13_BYTES.split(" recurrence")[0].rstrip(";") + ". "
+                             + device_note(meta, CH13_COMMAND))
+
+
+def ch13_recurrence():
+    """The recurrence, which no GPU library runs: against the CPU loop."""
+    rows, meta = ch13_rows()
+    if rows is None:
+        return "*Not measured yet.*"
+    out = ["| case | variant | n | median ms | GB/s | % copy | x one CPU core |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["app"] != "recurrence":
+            continue
+        x = number(r.get("x_library"))
+        fraction = number(r.get("copy_fraction"))
+        out.append(f"| {r['param']} | {r['variant']} | {exponent(int(r['n']))} | {float(r['median_ms']):.4g} | "
+                   + (f"{float(r['gbps']):.0f}" if r.get("gbps") else "-") + " | "
+                   + (f"{100 * fraction:.1f}%" if fraction else "-") + " | " + (f"{x:.0f}" if x else "-") + " |")
+    return "\n".join(out) + ("\n\nBytes counted: 12 per element (a and b in, x out), 16 for chapter 12's packed "
+                             "pairs. x one CPU core: the CPU loop's time over the row's. "
+                             + device_note(meta, "ch13_applications --n 256M --app recurrence --reps 10 --csv"))
 
 
 def ch14_table():
@@ -630,6 +708,8 @@ GENERATORS = {
     "ch11-ops-h200": lambda: ch11_ops("h200"),
     "ch12-lengths": ch12_lengths,
     "ch13": ch13_table,
+    "ch13-summary": ch13_summary,
+    "ch13-recurrence": ch13_recurrence,
     "ch14": ch14_table,
     "ch05-banks": bank_table,
     "ch08-dram": dram_table,
@@ -657,6 +737,7 @@ def main():
     check = "--check" in sys.argv[1:]
     documents = [ROOT / "README.md", ROOT / "docs" / "pages" / "results.md"]
     documents += sorted((ROOT / "chapters").glob("*/README.md"))
+    documents += sorted((ROOT / "docs" / "lab").glob("*.md"))
     outputs = {}
     for doc in documents:
         if doc.exists():

@@ -2,6 +2,10 @@
 
 #include <scan/error.hpp>
 
+#include <array>
+#include <atomic>
+#include <string_view>
+
 namespace scan::ch11 {
 
 std::string recipe_name(const Recipe& r) {
@@ -61,13 +65,23 @@ std::string recipe_summary(const Recipe& r) {
 }
 
 TunedOn tuned_on_current_device() {
-  static const TunedOn gpu = [] {
-    int device = 0;
-    SCAN_CUDA(cudaGetDevice(&device));
-    cudaDeviceProp props{};
-    SCAN_CUDA(cudaGetDeviceProperties(&props, device));
-    return std::string(props.name).find("H200") != std::string::npos ? TunedOn::h200 : TunedOn::h100;
-  }();
+  // Remembered per device, since one program may scan on several GPUs
+  // (chapter 14): after the first call on a device only cudaGetDevice()
+  // runs here. 0 means not asked yet, otherwise 1 + the TunedOn.
+  constexpr int kRemembered = 64;
+  static std::array<std::atomic<int>, kRemembered> known{};
+  int device = 0;
+  SCAN_CUDA(cudaGetDevice(&device));
+  std::atomic<int>* slot = device < kRemembered ? &known[static_cast<std::size_t>(device)] : nullptr;
+  if (slot != nullptr) {
+    if (const int k = slot->load(std::memory_order_relaxed); k != 0) return static_cast<TunedOn>(k - 1);
+  }
+  cudaDeviceProp props{};
+  SCAN_CUDA(cudaGetDeviceProperties(&props, device));
+  // "NVIDIA H200" and "NVIDIA H200 NVL" take the H200's recipes; a GH200
+  // ("NVIDIA GH200 ...") is not an H200 and was not measured.
+  const TunedOn gpu = std::string_view(props.name).starts_with("NVIDIA H200") ? TunedOn::h200 : TunedOn::h100;
+  if (slot != nullptr) slot->store(1 + static_cast<int>(gpu), std::memory_order_relaxed);
   return gpu;
 }
 

@@ -1131,8 +1131,9 @@ inline constexpr Recipe kOverlapped =
 enum class TunedOn { h100, h200 };
 
 /// Which GPU's choices the current device takes: an H200 its own, any other
-/// GPU the H100's (the text's recipe for a new GPU says how to add one).
-/// Asked once per program, like the launches' occupancy: one device per program.
+/// GPU the H100's (the lab book's recipe for a new GPU says how to add one).
+/// Asked once per device, so that a program scanning on an H100 and an H200
+/// gives each its own.
 TunedOn tuned_on_current_device();
 
 /// The chapter's deterministic scan: the grouped look-back in the recipe
