@@ -116,10 +116,13 @@ struct PackedTileState {
 struct BackOff {
   /// One sleep before the first look. A tile that has just published its
   /// aggregate would otherwise look at once at predecessors that started
-  /// moments before it: most are still looking back themselves, so it finds
-  /// aggregates and walks on, window after window, while its block holds its
-  /// place on the SM. A little later the nearest predecessors have
-  /// published their prefixes. The text measures what this buys.
+  /// moments before it: most are still looking back themselves and the
+  /// nearest may not have published even an aggregate, so it waits, finds
+  /// aggregates and walks on, window after window, while its block holds
+  /// its place on the SM. After the sleep the predecessors have published
+  /// at least their aggregates: the look-back seldom waits, ends
+  /// sooner, and so publishes its own prefix sooner for the tiles after it.
+  /// The text explains and measures what this buys.
   unsigned settle_ns;
   unsigned first_nap_ns;  ///< sleep after a look that found a tile empty (0: spin without sleeping)
   unsigned max_nap_ns;    ///< each further nap doubles, up to this
