@@ -513,7 +513,7 @@ struct SegmentedScan {
 // 32 tiles per look-back trip) were chosen by the sweep in segmented.cu:
 // on the H100 they keep it within a few percent of the copy's rate from
 // one-element segments to one segment spanning the array (the chapter's
-// text has the numbers).
+// table; the sweep and its history are in docs/lab/ch12-h100.md).
 
 /// How the bulk kernel's head flags reach the threads.
 enum class FlagPath {
@@ -710,7 +710,9 @@ __device__ __forceinline__ unsigned key_head_bits(const std::int32_t* keys, std:
 /// SM holds at once (228 KiB of shared memory, 1 KiB of it reserved per
 /// block; 2048 threads). The kernel asks the compiler for registers to
 /// match (its MinBlocks, through `__launch_bounds__`), so that registers
-/// never allow fewer blocks than shared memory does.
+/// never allow fewer blocks than shared memory does. These are the sm_90
+/// figures written in as constants, not read from the device: the bulk
+/// kernel was tuned on the H100 only (docs/lab/ch12-h100.md).
 template <class Storage>
 constexpr int bulk_blocks_per_sm(int threads) {
   const int by_shared = static_cast<int>((228 * 1024) / (sizeof(Storage) + 1024));
@@ -718,7 +720,7 @@ constexpr int bulk_blocks_per_sm(int threads) {
   return std::max(1, std::min(by_shared, by_threads));
 }
 
-// [bulk segmented kernel]
+// [bulk kernel setup]
 /// Chapter 11's bulk kernel (bulk_look_back_scan) with (value, flag)
 /// pairs. A persistent block scans tile after tile, in ticket order.
 /// Thread 0 takes the tickets; for each tile it starts a bulk copy of the
@@ -774,7 +776,10 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       ch11::tma::arrive(landed);  // nothing to wait for
     }
   };
-  // This thread's head flags of `tile`, as bits.
+  // [bulk kernel setup]
+  // [bulk kernel reduce]
+  // This thread's head flags of `tile`, as bits (bit j: item j), kept in
+  // one register from the tile's reduce (step 1) to its finish (step 3).
   const bool keys_aligned = M == Marks::keys && address(keys) % 16 == 0;
   const auto head_bits = [&](unsigned tile, int stage) -> unsigned {
     if constexpr (kStagedFlags) {
@@ -805,7 +810,10 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     if (threadIdx.x == 0) state.publish(tile, Status::aggregate, aggregate);
     return aggregate;
   };
+  // [bulk kernel reduce]
 
+  // [bulk kernel loop]
+  // Fill the ring (all stages but one) and reduce the first tile.
   if (threadIdx.x == 0) ch11::init_ring<typename Tiles::Storage, Stages>(shared.ring);
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -825,7 +833,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     Flagged<T> next_before{};
     Flagged<T> next_aggregate{};
     if (next < ring.tiles) next_aggregate = reduce(next, static_cast<int>((i + 1) % Stages), next_bits, next_before);
-    // 2. The look-back for this tile.
+    // 2. The look-back for this tile, by warp 0; the other warps wait at
+    //    the barrier. A tile whose first element is a head skips the walk.
     if (threadIdx.x < ch06::kWarpSize) {
       const bool starts_with_head = __shfl_sync(ch06::kFullMask, bits & 1u, 0) != 0;  // thread 0's first item
       wait.settle(tile);
@@ -836,7 +845,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       }
     }
     __syncthreads();
-    // 3. Finish the tile where it lies and store it.
+    // 3. Finish the tile where it lies (its own scan again, then the
+    //    prefix up to each thread's first head) and store it.
     T items[Items];
     bool flags[Items];
     ring.template read<Op>(tile, stage, items);
@@ -860,7 +870,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   }
   if (threadIdx.x == 0) ch11::tma::wait_stores_done();
 }
-// [bulk segmented kernel]
+// [bulk kernel loop]
 
 /// Tile shape and ring depth of the `bulk` variants: chapter 11's
 /// `deterministic` recipe (64 KiB of value stages, three blocks per SM).
