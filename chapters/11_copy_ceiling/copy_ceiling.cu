@@ -130,7 +130,7 @@ std::vector<Variant> variants() {
             per_tile(128, 32, Io::block, kSettle), per_tile(128, 32, Io::warp, kSpin),
             per_tile(128, 32, Io::warp, kSettle, 1, 5), per_tile(128, 32, Io::warp, kSettle1000),
             per_tile(128, 32, Io::warp, BackOff{5000, 640, 640, 0})>(v);
-  // Wide look-backs (they lose: the text says why).
+  // Wide look-backs (they lose: the lab book says why).
   add_sweep<SumCombos, wide(4, per_tile(128, 32, Io::warp, kSettle)), per_tile(128, 16, Io::warp, kSettle)>(v);
   add_sweep<SweepCombos, wide(2, per_tile(128, 32, Io::warp, kSettle)), wide(4, bulk(128, 32, 4, kSpin))>(v);
   // The bulk kernels: ring depth, waiting, and their ceiling without any look-back.

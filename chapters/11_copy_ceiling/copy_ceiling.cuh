@@ -45,7 +45,6 @@ using ch10::Status;
 // ---------------------------------------------------------------------------
 // Step 1: each warp moves its own part of the tile.
 
-// [warp tile]
 /// Shared memory of a tile moved warp by warp: a private exchange slice per
 /// warp, with the same padding as chapter 07's, and the block scan's
 /// storage. Unlike chapter 07's TileStorage they must not share bytes: one
@@ -59,6 +58,7 @@ struct WarpTileStorage {
   ch06::BlockScanStorage<T> scan;                                   ///< the block scan of thread totals
 };
 
+// [warp tile]
 /// Loads this warp's 32 x Items elements of the tile at `start` (blocked:
 /// lane l gets the warp's elements l * Items ...), padding past `valid`.
 /// Full tiles travel as 16-byte vectors, consecutive across the warp.
@@ -87,10 +87,11 @@ __device__ __forceinline__ void load_warp_tile(const T* in, std::int64_t start, 
       slice[ch07::exchange_slot(e)] = first + e < valid ? in[start + first + e] : padding;
     }
   }
-  __syncwarp();
+  __syncwarp();  // the warp's writes to its slice land before any lane reads them back (no block barrier)
 #pragma unroll
   for (int j = 0; j < Items; ++j) items[j] = slice[ch07::exchange_slot(lane * Items + j)];
 }
+// [warp tile]
 
 /// Stores this warp's items (blocked) to the tile at `start`, its first
 /// `valid` elements only: the mirror image of load_warp_tile().
@@ -148,7 +149,6 @@ struct WarpTileIo {
     store_warp_tile<Threads, Items>(out, start, valid, items, storage.exchange[threadIdx.x / ch06::kWarpSize]);
   }
 };
-// [warp tile]
 
 // ---------------------------------------------------------------------------
 // 8-byte types: status and value in one 16-byte word.
@@ -159,10 +159,8 @@ struct WarpTileIo {
 /// loads and stores 16 bytes with one instruction of PTX's 128-bit type,
 /// `ld.relaxed.gpu.global.b128` and `st.relaxed.gpu.global.b128`, a single
 /// memory access, so like the packed state of chapter 10 a reader sees a
-/// status and its value from the same store. (CCCL's cuda::atomic_ref
-/// reaches for the same instructions on a 16-byte type, but in CUDA 13.0 it
-/// emits them with their operands swapped and the code does not assemble;
-/// we write the two instructions ourselves.)
+/// status and its value from the same store. The two instructions are
+/// written here in inline PTX.
 template <class T>
 struct WideTileState {
   static_assert(sizeof(T) == 8, "a 16-byte word holds an 8-byte status and an 8-byte value");
@@ -241,11 +239,9 @@ struct Resolved {
 /// Chapter 10's warp look-back, reading `Windows` windows of 32 tiles per
 /// trip to memory instead of one.
 ///
-/// A look-back rarely finds its nearest predecessor's prefix: while one
-/// trip to L2 and back takes about a microsecond, a hundred more tiles
-/// start, and prefixes reach them only as fast as look-backs finish. So a
-/// look-back may walk several windows, one trip each, and the walk is what
-/// keeps a tile waiting. Here each lane loads one state from each of
+/// A look-back may walk several windows, one trip to L2 each, and the walk
+/// is what keeps a tile waiting: prefixes reach the newest tiles only as
+/// fast as the look-backs before them finish. Here each lane loads one state from each of
 /// `Windows` windows at once (the loads are independent, so they travel
 /// together); the windows are then combined nearest first, exactly as
 /// chapter 10 does, waiting only on the windows actually needed. Every
@@ -512,7 +508,7 @@ struct PrefetchingIo : Mover {
 ///    equally. The vector a round touches is then known only at run time,
 ///    so it is moved into place with selects, not array indexing (which
 ///    would put `items` in local memory): about V * V * 4 selects per pass,
-///    work the SMs of a GPU with fast memory notice (see the text);
+///    work the SMs of a GPU with fast memory notice (the chapter's step 6);
 ///  - any other V (twice an odd number, for 8-byte types): the plain order,
 ///    with two-way conflicts.
 template <int Items, class T>
@@ -604,6 +600,7 @@ struct BulkStorage {
   T tile_prefix;                                     ///< the look-back's result, for the whole block
 };
 
+// [ring]
 /// The parts both bulk kernels share: which tiles travel in bulk, taking
 /// tickets and starting loads, reading a tile's items.
 template <int ScanThreads, int Items, int Stages, class T>
@@ -624,20 +621,26 @@ struct BulkTiles {
   __device__ bool bulk(unsigned tile) const {
     return aligned && static_cast<std::int64_t>(tile + 1) * kTile <= n;
   }
-  /// Thread 0: takes the next ticket and starts loading its tile into `stage`.
+  /// One thread: takes the next ticket and starts loading its tile into
+  /// `stage`. Every fill completes one phase of the stage's barrier
+  /// `landed`: the one arrival it expects, and the tile's bytes.
   __device__ void refill(int stage, unsigned* ticket) const {
-    const unsigned tile = atomicAdd(ticket, 1u);
+    const unsigned tile = atomicAdd(ticket, 1u);  // tiles in ticket order, as in chapter 09
     shared.tile_of[stage] = tile;
-    if (ahead != 0) prefetch_range_l2(in, n, (std::int64_t{tile} + ahead) * kTile, kTile);
+    if (ahead != 0) prefetch_range_l2(in, n, (std::int64_t{tile} + ahead) * kTile, kTile);  // step 5
     if (tile < tiles && bulk(tile)) {
-      tma::arrive_expecting(&shared.landed[stage], kTileBytes);
+      tma::arrive_expecting(&shared.landed[stage], kTileBytes);  // arrive, and expect this many bytes
       tma::load(shared.stage[stage], in + static_cast<std::int64_t>(tile) * kTile, kTileBytes,
-                &shared.landed[stage]);
+                &shared.landed[stage]);  // the copy engine counts the bytes in as they land
     } else {
       tma::arrive(&shared.landed[stage]);  // nothing to wait for
     }
   }
-  /// Waits for iteration i's stage and returns its tile.
+  /// Waits for iteration i's stage and returns its tile. Iteration i uses
+  /// stage i % Stages for the (i / Stages)-th time, so it waits for that
+  /// barrier's phase number i / Stages: parity (i / Stages) % 2. The
+  /// parity is enough because a stage is refilled only after the block is
+  /// done with it, so no wait is ever a whole phase behind.
   __device__ unsigned arrived(unsigned i) const {
     const int stage = static_cast<int>(i % Stages);
     tma::wait(&shared.landed[stage], (i / Stages) % 2);
@@ -658,19 +661,22 @@ struct BulkTiles {
   __device__ void write(unsigned tile, int stage, const T (&items)[Items]) const {
     if (bulk(tile)) {
       StageAccess<Items, T>::write(shared.stage[stage], items);
-      tma::fence_shared_writes();
+      tma::fence_shared_writes();  // these writes, ordinary ones, made visible to the bulk store
     } else {
       const TileSpan span = tile_span(tile, kTile, n);
       ch07::store_direct(out, span.start, span.valid, items);
     }
   }
-  /// Thread 0: stores `tile` from its stage in bulk (if it travels so).
+  /// One thread (the one that refills): stores `tile` from its stage in
+  /// bulk (if it travels so), as a bulk group of its own.
   __device__ void store(unsigned tile, int stage) const {
     if (bulk(tile)) tma::store(out + static_cast<std::int64_t>(tile) * kTile, shared.stage[stage], kTileBytes);
   }
 };
 
-/// Thread 0: makes every barrier of the ring expect one arrival per phase.
+/// Thread 0: makes every barrier of the ring expect one arrival per phase
+/// (`aggregated` and `resolved` serve the look-back warp's kernel alone),
+/// and makes the initialized barriers visible to the copy engine.
 template <class Storage, int Stages>
 __device__ void init_ring(Storage& shared) {
   for (int s = 0; s < Stages; ++s) {
@@ -680,6 +686,7 @@ __device__ void init_ring(Storage& shared) {
   }
   tma::fence_init();
 }
+// [ring]
 
 // [bulk kernel]
 /// A persistent block scans tile after tile, in ticket order. Thread 0
@@ -1099,7 +1106,7 @@ struct CopyCeiling {
   }
 };
 
-// [fastest]
+// [recipes]
 /// Bytes of input a per-tile block prefetches ahead of its tile: 4 MiB, the
 /// fastest of 1, 2, 4 and 8 MiB on both GPUs measured (16 MiB, on the
 /// H200: far slower).
@@ -1126,6 +1133,7 @@ inline constexpr Recipe kDeterministic =
 /// reproducible. (Not yet measured on the H100.)
 inline constexpr Recipe kOverlapped =
     as(Role::overlapped, refill_in_look_back(wide(4, bulk(128, 36, 3, ch10::kSpin, Walk::grouped))));
+// [recipes]
 
 /// The GPUs whose measurements chose the recipes of Deterministic and Fastest.
 enum class TunedOn { h100, h200 };
@@ -1170,24 +1178,28 @@ struct Deterministic {
 };
 
 /// The chapter's answer: for each input, the recipe measured fastest for
-/// its size and element type on this GPU (the text's size tables show the
+/// its size and element type on this GPU (the lab book's size tables show the
 /// crossovers; the two GPUs measured differ only above 2^23 elements).
 struct Fastest {
-  /// Runs `f.template operator()<Recipe>()` with the recipe for n elements of T.
+  // [fastest]
+  /// Runs `f.template operator()<Recipe>()` with the recipe for n elements
+  /// of T. Only the last branch (4-byte types from 2^23 elements on) runs a
+  /// grouped look-back, whose float sums are the same on every run.
   template <class T, class F>
   static void dispatch(std::int64_t n, F&& f) {
     if constexpr (sizeof(T) == 8) {
       f.template operator()<kTuned>();  // 16-byte states, per tile: the bulk kernels lose here
     } else {
       if (n < (std::int64_t{1} << 21)) {
-        f.template operator()<kTuned>();
+        f.template operator()<kTuned>();  // a few waves of tiles: per tile, chapter 10's look-back
       } else if (n < (std::int64_t{1} << 23)) {
-        f.template operator()<kOneWave>();
+        f.template operator()<kOneWave>();  // about one wave of large tiles, chapter 10's look-back
       } else {
-        Deterministic::dispatch(f);
+        Deterministic::dispatch(f);  // the grouped look-back: this GPU's recipe
       }
     }
   }
+  // [fastest]
   /// Name, summary and limits, for the registry.
   static VariantInfo info() {
     VariantInfo v;
@@ -1210,7 +1222,6 @@ struct Fastest {
     dispatch<T>(r.n, [&]<Recipe R>() { CopyCeiling<R>::template run<T, Op>(r, op); });
   }
 };
-// [fastest]
 
 /// The (T, Op) pairs of the sweep points: the sums of every type a recipe
 /// may be tuned for.
