@@ -60,12 +60,14 @@ struct BitIsZero {
 };
 // [predicates]
 
+// [rejected]
 /// Where the elements a predicate rejects go.
 enum class Rejected {
   dropped,   ///< nowhere: stream compaction
   reversed,  ///< after the selected ones, from the end backwards (cub::DevicePartition's order)
   in_order,  ///< after the selected ones, in input order: a stable split (needs the selected total first)
 };
+// [rejected]
 
 /// Which kernel moves the elements of a compaction, split or partition.
 /// All of them compute the same thing; the program times them side by side.
@@ -104,7 +106,7 @@ inline std::string scatter_kernel_name(ScatterKernel kernel) {
 // kit: todo tile that ends the array writes *selected_total (not for in_order, which reads it).
 // kit: stub (void)out; (void)n; (void)span; (void)items; (void)picked; (void)before; (void)tile_count;
 // kit: stub (void)selected_before; (void)selected_total; (void)staged;
-// [scatter kernel]
+// [scatter tile]
 /// The second half of every scatter kernel: given a tile's items, which
 /// of them the predicate picked, this thread's count of picked items before
 /// its own (`before`), the tile's count and (in shared memory, ready after
@@ -166,11 +168,12 @@ __device__ __forceinline__ unsigned pick(const T (&items)[Items], int valid, Pre
   }
   return count;
 }
+// [scatter tile]
 
 // [prefetch ahead]
 /// How far ahead of its own tile a per-tile scatter kernel sends for input,
 /// in bytes of input: 4 MiB, as chapter 11's per-tile kernel. Measured on
-/// the H100 at 2^28 elements (the text has the numbers): 2 and 4 MiB the
+/// the H100 at 2^28 elements (docs/lab/ch13-h100.md): 2 and 4 MiB the
 /// fastest, 1 MiB a little slower, 8 MiB slower with half the elements kept.
 inline constexpr std::size_t kPrefetchAheadBytes = std::size_t{4} << 20;
 
@@ -189,6 +192,7 @@ __device__ __forceinline__ void prefetch_ahead(const T* in, std::int64_t n, unsi
 }
 // [prefetch ahead]
 
+// [scatter kernel]
 /// One block per tile, in ticket order. Each thread counts the elements of
 /// its items the predicate selects; the block scans the counts (chapter 06);
 /// the tile publishes its count and looks back for the count of everything
@@ -235,7 +239,7 @@ __global__ void __launch_bounds__(Threads)
 
 // [ballot scatter]
 /// The shape of ballot_scatter_selected(): 128 x 32, the fastest of five
-/// shapes measured on the H100 with 1% kept (the text has the numbers).
+/// shapes measured on the H100 with 1% kept (docs/lab/ch13-h100.md).
 inline constexpr int kBallotThreads = 128;
 /// Items per thread of ballot_scatter_selected(): 32, as many as the bits
 /// of the word that holds a thread's picks.
@@ -420,7 +424,7 @@ __global__ void __launch_bounds__(Threads)
   // The output is written by the threads, so only the input's alignment counts.
   const Tiles ring{shared.ring, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, Tiles::kTile)),
                    reinterpret_cast<std::uintptr_t>(in) % 16 == 0,
-                   0};  // no prefetch ahead: measured, it changed nothing here
+                   0};  // no prefetch ahead: with it, this kernel measured about 2% slower (docs/lab/ch13-h100.md)
   // Step 1 for `tile`: its count, published, and each thread's count of
   // selected items before its own (`before`).
   const auto count_tile = [&](unsigned tile, int stage, unsigned& before) {
@@ -550,7 +554,7 @@ std::size_t scatter_scratch_bytes(std::int64_t n);
 /// `out`, in order, and their number to `*kept` (device memory). T: a
 /// 4-byte type. n below 2^32 (the counts are 32-bit). The ballot kernel by
 /// default: the only one ahead of cub::DeviceSelect::If with 1%, half and
-/// 99% kept alike (the text's table).
+/// 99% kept alike (docs/lab/ch13-h100.md).
 template <class T>
 void select_if(const T* in, T* out, std::int64_t n, KeepBelow keep, unsigned long long* kept, void* scratch,
                cudaStream_t stream, ScatterKernel kernel = ScatterKernel::ballot);
