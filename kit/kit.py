@@ -505,10 +505,14 @@ def shows_region(chapter, path_text, name):
 
 
 def handout(chapter, figures_out=None):
+    if chapter.config is None or not chapter.regions:
+        raise KitError(f"chapter {chapter.number} is not an assignment (no markers or no entry in chapters.json)")
     text = (chapter.folder / "README.md").read_text()
     text = NAV_BLOCK.sub("", text)
-    # The link to the exercises' worked answers is for readers, not for a class.
-    text = re.sub(r"^Worked answers to these exercises: .*\n\n", "", text, flags=re.M)
+    # The links to the exercises' worked answers are for readers, not for a
+    # class: the paragraph that points at them, and each exercise's own link.
+    text = re.sub(r"^Worked answers\b(?:.+\n)+\n", "", text, flags=re.M)
+    text = re.sub(r"[ \t]*\[[^\]\n]*\]\([^)\s]*docs/instructors/exercises-\d\d\.md[^)\s]*\)", "", text)
     removed = []
 
     def replace(match):

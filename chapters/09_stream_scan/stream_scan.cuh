@@ -38,8 +38,10 @@ using ch07::Arrangement;
 /// means every smaller ticket belongs to a block that has started (it is
 /// running or done), so the tile being waited for never belongs to a block
 /// still waiting for an SM. That a started block keeps making progress while
-/// others spin is what GPUs do in practice, not a written CUDA guarantee
-/// (the chapter text says more).
+/// others spin is what CUDA's execution model promises (parallel forward
+/// progress for threads that have started); that a block not yet started
+/// will start while running ones wait is not promised, and the ticket never
+/// needs it (chapter 10's text says more).
 __device__ __forceinline__ unsigned take_ticket(unsigned* counter) {
   __shared__ unsigned ticket;
   if (threadIdx.x == 0) ticket = atomicAdd(counter, 1u);
