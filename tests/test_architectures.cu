@@ -8,7 +8,7 @@
 #include "hierarchical.cuh"
 #include "naive_global.cuh"
 #include "support.hpp"
-#include "warp_scan.cuh"
+#include "warp_shuffle.cuh"
 
 #include <scan/device_info.hpp>
 #include <scan/error.hpp>

@@ -9,6 +9,8 @@
 // timed; a wrong one is marked FAIL instead of getting a speed, and the
 // program exits 1. Rows reach the CSV file as they are measured, so an
 // interrupted sweep leaves a valid CSV of what finished.
+#include "copy_kernel.cuh"
+
 #include <scan/baselines.hpp>
 #include <scan/cli.hpp>
 #include <scan/device_info.hpp>
@@ -149,7 +151,7 @@ class Scoreboard {
     copy_ms_ = copy.timing.median_ms;
     add(copy, bytes);
     Row kernel{"00", "copy-kernel", "reference", dtype_of<T>(), n, "REF"};
-    kernel.timing = measure_copy_kernel(static_cast<std::size_t>(n) * sizeof(T), o_.warmup, o_.reps);
+    kernel.timing = ch00::measure_copy_kernel(static_cast<std::size_t>(n) * sizeof(T), o_.warmup, o_.reps);
     add(kernel, bytes);
 
     const auto plain = [](const Variant* v) { return !v->info.segmented; };

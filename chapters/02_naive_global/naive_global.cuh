@@ -12,7 +12,7 @@
 ///   002 and 004, as the chapter text cites).
 #pragma once
 
-#include <scan/block_sums.cuh>
+#include "block_sums.cuh"
 #include <scan/device.cuh>
 #include <scan/registry.hpp>
 #include <scan/trace.hpp>

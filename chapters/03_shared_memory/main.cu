@@ -1,5 +1,5 @@
 // Chapter 03's program: every variant of the chapter, through the common runner.
-#include "kogge_stone_shared.cuh"
+#include "shared_memory.cuh"
 
 #include <scan/runner.hpp>
 

@@ -4,7 +4,7 @@
 
 #include "naive_global.cuh"  // chapter 02: the Kogge-Stone step labels
 
-#include <scan/block_sums.cuh>
+#include "block_sums.cuh"  // chapter 02: the block-sums glue
 #include <scan/device.cuh>
 #include <scan/registry.hpp>
 #include <scan/trace.hpp>

@@ -9,7 +9,7 @@
 /// in shared-memory layout (padding against bank conflicts).
 #pragma once
 
-#include <scan/block_sums.cuh>
+#include "block_sums.cuh"  // chapter 02: the block-sums glue
 #include <scan/device.cuh>
 #include <scan/registry.hpp>
 #include <scan/trace.hpp>

@@ -1,5 +1,5 @@
 // Chapter 06's program: every variant of the chapter, through the common runner.
-#include "warp_scan.cuh"
+#include "warp_shuffle.cuh"
 
 #include <scan/runner.hpp>
 

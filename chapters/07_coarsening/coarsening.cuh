@@ -13,9 +13,9 @@
 /// schemes, as CUB composes its block-level primitives.
 #pragma once
 
-#include "warp_scan.cuh"  // chapter 06: block_exclusive_scan
+#include "warp_shuffle.cuh"  // chapter 06: block_exclusive_scan
 
-#include <scan/block_sums.cuh>
+#include "block_sums.cuh"  // chapter 02: the block-sums glue
 #include <scan/device.cuh>
 #include <scan/registry.hpp>
 #include <scan/trace.hpp>

@@ -13,9 +13,9 @@
 #pragma once
 
 #include "coarsening.cuh"  // chapter 07: the tile pieces
-#include "warp_scan.cuh"   // chapter 06: block scans
+#include "warp_shuffle.cuh"   // chapter 06: block scans
 
-#include <scan/block_sums.cuh>
+#include "block_sums.cuh"  // chapter 02: the block-sums glue
 #include <scan/device.cuh>
 #include <scan/registry.hpp>
 

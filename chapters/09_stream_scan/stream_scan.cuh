@@ -10,7 +10,7 @@
 #pragma once
 
 #include "coarsening.cuh"  // chapter 07: the tile pieces
-#include "warp_scan.cuh"   // chapter 06: block scans
+#include "warp_shuffle.cuh"   // chapter 06: block scans
 
 #include <scan/device.cuh>
 #include <scan/registry.hpp>

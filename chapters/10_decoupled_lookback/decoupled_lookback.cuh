@@ -15,7 +15,7 @@
 
 #include "coarsening.cuh"   // chapter 07: the tile pieces
 #include "stream_scan.cuh"  // chapter 09: take_ticket
-#include "warp_scan.cuh"    // chapter 06: warp and block scans
+#include "warp_shuffle.cuh"    // chapter 06: warp and block scans
 
 #include <scan/device.cuh>
 #include <scan/registry.hpp>

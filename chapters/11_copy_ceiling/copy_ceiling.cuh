@@ -14,7 +14,7 @@
 #include "coarsening.cuh"          // chapter 07: the tile pieces
 #include "decoupled_lookback.cuh"  // chapter 10: tile states, look-backs, the per-tile kernel
 #include "stream_scan.cuh"         // chapter 09: take_ticket
-#include "warp_scan.cuh"           // chapter 06: warp and block scans
+#include "warp_shuffle.cuh"           // chapter 06: warp and block scans
 #include "bulk_copy.cuh"           // this chapter: the PTX of bulk copies and mbarriers
 
 #include <scan/device.cuh>

@@ -15,7 +15,7 @@
 #include "copy_ceiling.cuh"        // chapter 11: warp-private tile movement, 16-byte states
 #include "decoupled_lookback.cuh"  // chapter 10: tile states, back-off
 #include "stream_scan.cuh"         // chapter 09: take_ticket
-#include "warp_scan.cuh"           // chapter 06: warp scans
+#include "warp_shuffle.cuh"           // chapter 06: warp scans
 
 #include <scan/device.cuh>
 #include <scan/registry.hpp>

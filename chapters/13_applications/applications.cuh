@@ -12,7 +12,7 @@
 #include "copy_ceiling.cuh"        // chapter 11: warp-private tile movement, 16-byte states
 #include "decoupled_lookback.cuh"  // chapter 10: tile states, look-back, back-off
 #include "stream_scan.cuh"         // chapter 09: take_ticket
-#include "warp_scan.cuh"           // chapter 06: warp and block scans
+#include "warp_shuffle.cuh"           // chapter 06: warp and block scans
 
 #include <scan/device.cuh>
 #include <scan/ops.hpp>
@@ -530,8 +530,9 @@ struct Affine {
   float b;  ///< offset
 };
 
-/// Composition of affine maps, "first f, then g": chapter 01's AffineCompose
-/// over real numbers. x_i = a_i x_{i-1} + b_i is the composition of the
+/// Composition of affine maps, "first f, then g": scan::AffineCompose (the
+/// tests' non-commutative operator, common/core/include/scan/ops.hpp, which
+/// chapter 01 introduces) over real numbers. x_i = a_i x_{i-1} + b_i is the composition of the
 /// maps 0..i applied to x_{-1} = 0, so its b half is x_i.
 struct Compose {
   /// g(f(x)) = (a_g a_f) x + (a_g b_f + b_g).

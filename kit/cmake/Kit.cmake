@@ -6,8 +6,8 @@
 #                 [DEPENDS scan_chMM ...] [HOST] [HOPPER] [ASSIGNED])
 #     In a student folder, one call per chapter folder (the chapter's own
 #     CMakeLists.txt). Builds scan_chNN, the chapter's library, against
-#     scan_core (common without the program runner and the library
-#     baselines), and chNN_name, the chapter's program, only on request
+#     scan_core, scan_check and scan_bench (common without the program
+#     runner and the library baselines), and chNN_name, the chapter's program, only on request
 #     (`cmake --build build --target chNN_name`). ASSIGNED marks the chapter
 #     the student writes: the grader grades it. HOPPER: built for the
 #     Hopper architectures only (cmake/ScanArchitectures.cmake).
@@ -37,7 +37,7 @@ function(kit_add_chapter_library target)
   endforeach()
   add_library(${target} STATIC ${sources})
   target_include_directories(${target} PUBLIC "${K_FOLDER}")
-  target_link_libraries(${target} PUBLIC scan_core ${K_DEPENDS})
+  target_link_libraries(${target} PUBLIC scan_core scan_check scan_bench ${K_DEPENDS})
   if(K_HOPPER)
     scan_needs_hopper(${target})
   endif()
@@ -108,7 +108,7 @@ function(kit_add_grader target)
     target_compile_definitions(${objects} PRIVATE KIT_STUDENT_NS=ch${G_NUMBER}
                                                   $<$<BOOL:${G_APPLICATIONS}>:KIT_APPLICATIONS=1>)
     # The chapter's headers (chapter 13's grader includes them), common's, JSON.
-    target_link_libraries(${objects} PRIVATE ${G_CHAPTER_LIB} scan_core nlohmann_json::nlohmann_json)
+    target_link_libraries(${objects} PRIVATE ${G_CHAPTER_LIB} scan_core scan_check scan_bench nlohmann_json::nlohmann_json)
     if(TARGET scan_warnings)
       target_link_libraries(${objects} PRIVATE scan_warnings)
     endif()
@@ -121,5 +121,5 @@ function(kit_add_grader target)
     scan_needs_hopper(${target})
   endif()
   target_include_directories(${target} PRIVATE "${G_GRADER_DIR}")
-  target_link_libraries(${target} PRIVATE ${G_CHAPTER_LIB} scan_core nlohmann_json::nlohmann_json)
+  target_link_libraries(${target} PRIVATE ${G_CHAPTER_LIB} scan_core scan_check scan_bench nlohmann_json::nlohmann_json)
 endfunction()

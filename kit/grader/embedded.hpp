@@ -6,7 +6,7 @@ namespace kit {
 
 /// A graded source file as it was compiled.
 struct EmbeddedFile {
-  const char* name;  ///< its path in the student folder, e.g. "chapters/03_shared_memory/kogge_stone_shared.cuh"
+  const char* name;  ///< its path in the student folder, e.g. "chapters/03_shared_memory/shared_memory.cuh"
   const char* text;  ///< its contents
 };
 

@@ -29,7 +29,7 @@ if want tests; then
   tail -n 2 "$out/tests.log" | tee -a "$summary"
 fi
 if want sanitize; then
-  run sanitize 600 scripts/sanitize.sh "$bin" 65539
+  run sanitize 600 scripts/gpu/sanitize.sh "$bin" 65539
   grep -E "^FAIL" "$out/sanitize.log" | tee -a "$summary"
   tail -n 1 "$out/sanitize.log" | tee -a "$summary"
 fi

@@ -15,7 +15,8 @@
 // threads touching each stage (as a scan does) or not. Plus a read-only and
 // a write-only kernel for the memory's one-way rates.
 //
-// Build (from the repository root):
+// Build: `cmake --build build/ci --target probe_copy` (bin/probe_copy; not
+// part of the default build), or by hand from the repository root:
 //   nvcc -O3 -std=c++20 -arch=sm_90 -Ichapters/11_copy_ceiling -o probe_copy scripts/gpu/probe_copy.cu
 #include "bulk_copy.cuh"  // chapter 11: the PTX of bulk copies and mbarriers
 
