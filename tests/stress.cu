@@ -28,6 +28,7 @@
 #include <scan/registry.hpp>
 #include <scan/runner.hpp>
 #include <scan/cli.hpp>
+#include <scan/segments.hpp>
 #include <scan/verify.hpp>
 
 #include <CLI/CLI.hpp>

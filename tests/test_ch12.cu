@@ -6,6 +6,7 @@
 #include <scan/device_buffer.hpp>
 #include <scan/generate.hpp>
 #include <scan/harness.hpp>
+#include <scan/segments.hpp>
 #include <scan/verify.hpp>
 
 #include <catch2/catch_test_macros.hpp>

@@ -3,8 +3,7 @@
 // with every bit equal and random keys; recurrences with |a| < 1, a = 1 and
 // a mix, in one sequence and in rows; sizes around the tile.
 #include "applications.cuh"
-#include "apps.hpp"
-#include "oracles.hpp"
+#include "program.hpp"
 #include "support.hpp"
 
 #include <scan/device_buffer.hpp>

@@ -9,6 +9,7 @@
 #include <scan/generate.hpp>
 #include <scan/oracle.hpp>
 #include <scan/registry.hpp>
+#include <scan/segments.hpp>
 #include <scan/verify.hpp>
 
 #include <catch2/catch_test_macros.hpp>

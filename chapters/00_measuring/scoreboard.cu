@@ -20,6 +20,7 @@
 #include <scan/harness.hpp>
 #include <scan/registry.hpp>
 #include <scan/runner.hpp>
+#include <scan/segments.hpp>
 #include <scan/verify.hpp>
 
 #include <CLI/CLI.hpp>

@@ -23,10 +23,8 @@ namespace scan::ch06 {
 /// The chapter's variants.
 const Chapter& chapter();
 
-/// Lanes in a warp on every NVIDIA GPU so far.
-inline constexpr int kWarpSize = 32;
-/// All 32 lanes take part in a shuffle.
-inline constexpr unsigned kFullMask = 0xFFFFFFFFu;
+// kWarpSize (32 lanes) and kFullMask (every lane takes part in a shuffle)
+// are scan_core's (scan/device.cuh): every later chapter uses them too.
 /// Shuffle steps of a warp scan: offsets 1, 2, 4, 8, 16.
 inline constexpr int kWarpSteps = 5;
 

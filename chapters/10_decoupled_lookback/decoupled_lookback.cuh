@@ -198,20 +198,20 @@ __device__ T look_back_serial(const State& state, unsigned tile, Op op, BackOff 
 /// Every lane of the calling warp must call it; all get the result.
 template <class T, class Op, class State>
 __device__ T look_back_warp(const State& state, unsigned tile, Op op, BackOff wait) {
-  const int lane = threadIdx.x % ch06::kWarpSize;
+  const int lane = threadIdx.x % kWarpSize;
   T prefix = Op::template identity<T>();
-  for (long long end = tile;; end -= ch06::kWarpSize) {
-    const long long j = end - ch06::kWarpSize + lane;
+  for (long long end = tile;; end -= kWarpSize) {
+    const long long j = end - kWarpSize + lane;
     T value = Op::template identity<T>();  // before tile 0: the identity, as a prefix
     Status s = Status::prefix;
     unsigned nap_ns = wait.first_nap_ns;
     if (j >= 0) {
       while ((s = state.load(static_cast<unsigned>(j), value)) == Status::empty) wait.nap(nap_ns);
     }
-    const unsigned prefix_lanes = __ballot_sync(ch06::kFullMask, s == Status::prefix);
+    const unsigned prefix_lanes = __ballot_sync(kFullMask, s == Status::prefix);
     const int stop = prefix_lanes != 0 ? 31 - __clz(prefix_lanes) : -1;
     if (lane < stop) value = Op::template identity<T>();
-    const T window = __shfl_sync(ch06::kFullMask, ch06::warp_inclusive_scan(value, op), 31);
+    const T window = __shfl_sync(kFullMask, ch06::warp_inclusive_scan(value, op), 31);
     prefix = op(window, prefix);
     if (prefix_lanes != 0) return prefix;
   }
@@ -295,7 +295,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       state.publish(0, Status::prefix, aggregate);
       tile_prefix = Op::template identity<T>();
     }
-  } else if (threadIdx.x < ch06::kWarpSize) {
+  } else if (threadIdx.x < kWarpSize) {
     if (threadIdx.x == 0) state.publish(tile, Status::aggregate, aggregate);  // early: others may use it now
     wait.settle(tile);
     const T prefix = Walk::template prefix<T>(state, tile, op, wait);

@@ -52,9 +52,9 @@ using ch10::Status;
 /// total.
 template <class T, int Threads, int Items>
 struct WarpTileStorage {
-  static constexpr int kWarpItems = ch06::kWarpSize * Items;        ///< elements per warp
+  static constexpr int kWarpItems = kWarpSize * Items;        ///< elements per warp
   static constexpr int kSliceSlots = kWarpItems + kWarpItems / 32;  ///< with one spare slot per 32
-  T exchange[Threads / ch06::kWarpSize][kSliceSlots];               ///< one slice per warp
+  T exchange[Threads / kWarpSize][kSliceSlots];               ///< one slice per warp
   ch06::BlockScanStorage<T> scan;                                   ///< the block scan of thread totals
 };
 
@@ -65,25 +65,25 @@ struct WarpTileStorage {
 template <int Threads, int Items, class T>
 __device__ __forceinline__ void load_warp_tile(const T* in, std::int64_t start, int valid, T (&items)[Items],
                                                T* slice, T padding) {
-  constexpr int kWarpItems = ch06::kWarpSize * Items;
+  constexpr int kWarpItems = kWarpSize * Items;
   constexpr int kWidth = kVectorItems<T>;
   static_assert(Items % kWidth == 0, "whole vectors per thread");
-  const int lane = threadIdx.x % ch06::kWarpSize;
-  const int first = threadIdx.x / ch06::kWarpSize * kWarpItems;  // the warp's first element in the tile
+  const int lane = threadIdx.x % kWarpSize;
+  const int first = threadIdx.x / kWarpSize * kWarpItems;  // the warp's first element in the tile
   if (valid == Threads * Items && reinterpret_cast<std::uintptr_t>(in) % 16 == 0) {
     const auto* vectors = reinterpret_cast<const Vector<T>*>(in + start + first);
 #pragma unroll
     for (int v = 0; v < Items / kWidth; ++v) {
-      const Vector<T> loaded = vectors[v * ch06::kWarpSize + lane];
+      const Vector<T> loaded = vectors[v * kWarpSize + lane];
 #pragma unroll
       for (int k = 0; k < kWidth; ++k) {
-        slice[ch07::exchange_slot((v * ch06::kWarpSize + lane) * kWidth + k)] = loaded.values[k];
+        slice[ch07::exchange_slot((v * kWarpSize + lane) * kWidth + k)] = loaded.values[k];
       }
     }
   } else {
 #pragma unroll
     for (int j = 0; j < Items; ++j) {
-      const int e = j * ch06::kWarpSize + lane;
+      const int e = j * kWarpSize + lane;
       slice[ch07::exchange_slot(e)] = first + e < valid ? in[start + first + e] : padding;
     }
   }
@@ -98,10 +98,10 @@ __device__ __forceinline__ void load_warp_tile(const T* in, std::int64_t start, 
 template <int Threads, int Items, class T>
 __device__ __forceinline__ void store_warp_tile(T* out, std::int64_t start, int valid, const T (&items)[Items],
                                                 T* slice) {
-  constexpr int kWarpItems = ch06::kWarpSize * Items;
+  constexpr int kWarpItems = kWarpSize * Items;
   constexpr int kWidth = kVectorItems<T>;
-  const int lane = threadIdx.x % ch06::kWarpSize;
-  const int first = threadIdx.x / ch06::kWarpSize * kWarpItems;
+  const int lane = threadIdx.x % kWarpSize;
+  const int first = threadIdx.x / kWarpSize * kWarpItems;
   __syncwarp();  // every lane has read its items out of the slice (load_warp_tile)
 #pragma unroll
   for (int j = 0; j < Items; ++j) slice[ch07::exchange_slot(lane * Items + j)] = items[j];
@@ -113,14 +113,14 @@ __device__ __forceinline__ void store_warp_tile(T* out, std::int64_t start, int 
       Vector<T> packed;
 #pragma unroll
       for (int k = 0; k < kWidth; ++k) {
-        packed.values[k] = slice[ch07::exchange_slot((v * ch06::kWarpSize + lane) * kWidth + k)];
+        packed.values[k] = slice[ch07::exchange_slot((v * kWarpSize + lane) * kWidth + k)];
       }
-      vectors[v * ch06::kWarpSize + lane] = packed;
+      vectors[v * kWarpSize + lane] = packed;
     }
   } else {
 #pragma unroll
     for (int j = 0; j < Items; ++j) {
-      const int e = j * ch06::kWarpSize + lane;
+      const int e = j * kWarpSize + lane;
       if (first + e < valid) out[start + first + e] = slice[ch07::exchange_slot(e)];
     }
   }
@@ -136,7 +136,7 @@ struct WarpTileIo {
   template <int Threads, int Items, class T, class S>
   __device__ __forceinline__ static void load(const T* in, std::int64_t start, int valid, T (&items)[Items],
                                               S& storage, T padding) {
-    load_warp_tile<Threads, Items>(in, start, valid, items, storage.exchange[threadIdx.x / ch06::kWarpSize],
+    load_warp_tile<Threads, Items>(in, start, valid, items, storage.exchange[threadIdx.x / kWarpSize],
                                    padding);
   }
   /// Called as the block takes a tile: nothing to do (see PrefetchingIo).
@@ -146,7 +146,7 @@ struct WarpTileIo {
   template <int Threads, int Items, class T, class S>
   __device__ __forceinline__ static void store(T* out, std::int64_t start, int valid, const T (&items)[Items],
                                                S& storage) {
-    store_warp_tile<Threads, Items>(out, start, valid, items, storage.exchange[threadIdx.x / ch06::kWarpSize]);
+    store_warp_tile<Threads, Items>(out, start, valid, items, storage.exchange[threadIdx.x / kWarpSize]);
   }
 };
 
@@ -248,30 +248,30 @@ struct Resolved {
 /// lane of the calling warp must call it; all get the result.
 template <int Windows, class T, class Op, class State>
 __device__ T look_back_wide(const State& state, unsigned tile, Op op, BackOff wait) {
-  constexpr int kSpan = Windows * ch06::kWarpSize;  // tiles per trip
-  const int lane = threadIdx.x % ch06::kWarpSize;
+  constexpr int kSpan = Windows * kWarpSize;  // tiles per trip
+  const int lane = threadIdx.x % kWarpSize;
   T prefix = Op::template identity<T>();
   for (long long end = tile;; end -= kSpan) {
     T values[Windows];
     Status statuses[Windows];
 #pragma unroll
     for (int w = 0; w < Windows; ++w) {  // window w ends (w * 32) tiles before `end`
-      const long long j = end - (w + 1) * ch06::kWarpSize + lane;
+      const long long j = end - (w + 1) * kWarpSize + lane;
       values[w] = Op::template identity<T>();  // before tile 0: the identity, as a prefix
       statuses[w] = j >= 0 ? state.load(static_cast<unsigned>(j), values[w]) : Status::prefix;
     }
 #pragma unroll
     for (int w = 0; w < Windows; ++w) {
-      const long long j = end - (w + 1) * ch06::kWarpSize + lane;
+      const long long j = end - (w + 1) * kWarpSize + lane;
       unsigned nap_ns = wait.first_nap_ns;
       while (statuses[w] == Status::empty) {
         wait.nap(nap_ns);
         statuses[w] = state.load(static_cast<unsigned>(j), values[w]);
       }
-      const unsigned prefix_lanes = __ballot_sync(ch06::kFullMask, statuses[w] == Status::prefix);
+      const unsigned prefix_lanes = __ballot_sync(kFullMask, statuses[w] == Status::prefix);
       const int stop = prefix_lanes != 0 ? 31 - __clz(prefix_lanes) : -1;
       const T value = lane < stop ? Op::template identity<T>() : values[w];
-      const T window = __shfl_sync(ch06::kFullMask, ch06::warp_inclusive_scan(value, op), 31);
+      const T window = __shfl_sync(kFullMask, ch06::warp_inclusive_scan(value, op), 31);
       prefix = op(window, prefix);
       if (prefix_lanes != 0) return prefix;
     }
@@ -335,16 +335,16 @@ struct GroupedWalk {
   template <class T, class Op, class State>
   __device__ __forceinline__ static T group_total(const State& state, unsigned first, Status s, T value, Op op,
                                                   BackOff wait, bool& is_prefix) {
-    const int lane = threadIdx.x % ch06::kWarpSize;
+    const int lane = threadIdx.x % kWarpSize;
     unsigned nap_ns = wait.first_nap_ns;
     while (s == Status::empty) {
       wait.nap(nap_ns);
       s = state.load(first + lane, value);
     }
-    is_prefix = __shfl_sync(ch06::kFullMask, s == Status::prefix, 31);
-    if (is_prefix) return __shfl_sync(ch06::kFullMask, value, 31);
+    is_prefix = __shfl_sync(kFullMask, s == Status::prefix, 31);
+    if (is_prefix) return __shfl_sync(kFullMask, value, 31);
     // Lanes 0..30 hold aggregates (tile 0's "prefix" is its aggregate too).
-    return __shfl_sync(ch06::kFullMask, ch06::warp_inclusive_scan(value, op), 31);
+    return __shfl_sync(kFullMask, ch06::warp_inclusive_scan(value, op), 31);
   }
 
   /// \f$ G_{g-1} \f$ for the group that starts at tile `first`;
@@ -352,7 +352,7 @@ struct GroupedWalk {
   template <class T, class Op, class State>
   __device__ static T group_prefix_before(const State& state, unsigned first, Op op, BackOff wait, T seed) {
     constexpr int kBatch = Batch;  // groups loaded per trip to memory, as in look_back_wide()
-    const int lane = threadIdx.x % ch06::kWarpSize;
+    const int lane = threadIdx.x % kWarpSize;
     T running = seed;
     // Walk back to a group whose prefix is published (or past group 0),
     // keeping the totals of the groups passed: lane c holds the c-th
@@ -366,13 +366,13 @@ struct GroupedWalk {
       Status statuses[kBatch];
 #pragma unroll
       for (int b = 0; b < kBatch; ++b) {
-        const long long group = static_cast<long long>(from) - (b + 1) * ch06::kWarpSize;
+        const long long group = static_cast<long long>(from) - (b + 1) * kWarpSize;
         statuses[b] = group >= 0 ? state.load(static_cast<unsigned>(group) + lane, values[b]) : Status::prefix;
       }
 #pragma unroll
       for (int b = 0; b < kBatch; ++b) {
         if (from == 0 || found) break;
-        from -= ch06::kWarpSize;
+        from -= kWarpSize;
         const T total = group_total<T>(state, from, statuses[b], values[b], op, wait, found);
         if (found) {
           running = total;
@@ -383,10 +383,10 @@ struct GroupedWalk {
       }
     }
     // Chain the totals forwards from there, as each group's last tile does.
-    unsigned group = found ? from + ch06::kWarpSize : from;
-    for (int c = walked - 1; group < first; group += ch06::kWarpSize, --c) {
-      if (c < ch06::kWarpSize) {
-        running = op(running, __shfl_sync(ch06::kFullMask, totals, c));
+    unsigned group = found ? from + kWarpSize : from;
+    for (int c = walked - 1; group < first; group += kWarpSize, --c) {
+      if (c < kWarpSize) {
+        running = op(running, __shfl_sync(kFullMask, totals, c));
       } else {
         T value;
         const Status s = state.load(group + lane, value);
@@ -402,8 +402,8 @@ struct GroupedWalk {
   template <class T, class Op, class State>
   __device__ static Resolved<T> resolve(const State& state, unsigned tile, T aggregate, Op op, BackOff wait,
                                         T seed) {
-    const int lane = threadIdx.x % ch06::kWarpSize;
-    const unsigned first = tile - tile % ch06::kWarpSize;
+    const int lane = threadIdx.x % kWarpSize;
+    const unsigned first = tile - tile % kWarpSize;
     const int position = static_cast<int>(tile - first);
     // The aggregates before this tile in its group, then its own.
     T mine = Op::template identity<T>();
@@ -413,10 +413,10 @@ struct GroupedWalk {
     }
     if (lane == position) mine = aggregate;
     const T within = ch06::warp_inclusive_scan(mine, op);  // lane l: S_g(l), for l <= position
-    const T before_me = __shfl_sync(ch06::kFullMask, within, position > 0 ? position - 1 : 0);
-    const T through_me = __shfl_sync(ch06::kFullMask, within, position);
+    const T before_me = __shfl_sync(kFullMask, within, position > 0 ? position - 1 : 0);
+    const T through_me = __shfl_sync(kFullMask, within, position);
     const T base = group_prefix_before<T>(state, first, op, wait, seed);
-    return {position == 0 ? base : op(base, before_me), op(base, through_me), position == ch06::kWarpSize - 1};
+    return {position == 0 ? base : op(base, before_me), op(base, through_me), position == kWarpSize - 1};
   }
 };
 // [grouped look-back]
@@ -740,8 +740,8 @@ __global__ void __launch_bounds__(Threads)
 
   // The thread that stores tiles and refills stages (a bulk store is
   // waited for by the thread that issued it).
-  static_assert(!RefillInLookBack || Threads > ch06::kWarpSize, "a second warp to refill");
-  constexpr unsigned kRingThread = RefillInLookBack ? ch06::kWarpSize : 0;
+  static_assert(!RefillInLookBack || Threads > kWarpSize, "a second warp to refill");
+  constexpr unsigned kRingThread = RefillInLookBack ? kWarpSize : 0;
 
   if (threadIdx.x == 0) init_ring<typename Tiles::Storage, Stages>(shared);
   __syncthreads();
@@ -770,7 +770,7 @@ __global__ void __launch_bounds__(Threads)
       ring.refill(static_cast<int>((i + Stages - 1) % Stages), ticket);
     }
     // 2. The look-back for this tile.
-    if (threadIdx.x < ch06::kWarpSize) {
+    if (threadIdx.x < kWarpSize) {
       T prefix = first;
       if (tile != 0 || Walker::kGrouped) {
         if (!std::is_same_v<Walker, NoWalk>) wait.settle(tile);
@@ -816,11 +816,11 @@ __device__ __forceinline__ void sync_scan_warps() {
 /// steps, with sync_scan_warps() for its two barriers.
 template <int ScanThreads, class T, class Op>
 __device__ T scan_warps_exclusive_scan(T x, Op op, ch06::BlockScanStorage<T>& storage, T& total) {
-  constexpr int kWarps = ScanThreads / ch06::kWarpSize;
-  const int lane = threadIdx.x % ch06::kWarpSize;
-  const int warp = threadIdx.x / ch06::kWarpSize;
+  constexpr int kWarps = ScanThreads / kWarpSize;
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
   const T in_warp = ch06::warp_inclusive_scan(x, op);
-  if (lane == ch06::kWarpSize - 1) storage.warp_totals[warp] = in_warp;
+  if (lane == kWarpSize - 1) storage.warp_totals[warp] = in_warp;
   sync_scan_warps<ScanThreads>();
   if (warp == 0) {
     const T warp_total = lane < kWarps ? storage.warp_totals[lane] : Op::template identity<T>();
@@ -829,7 +829,7 @@ __device__ T scan_warps_exclusive_scan(T x, Op op, ch06::BlockScanStorage<T>& st
   sync_scan_warps<ScanThreads>();
   total = storage.warp_totals[kWarps - 1];
   const T prefix = warp == 0 ? Op::template identity<T>() : storage.warp_totals[warp - 1];
-  const T shifted = __shfl_up_sync(ch06::kFullMask, in_warp, 1);
+  const T shifted = __shfl_up_sync(kFullMask, in_warp, 1);
   return lane == 0 ? prefix : op(prefix, shifted);
 }
 
@@ -844,7 +844,7 @@ __device__ T scan_warps_exclusive_scan(T x, Op op, ch06::BlockScanStorage<T>& st
 /// finishing of the previous one, instead of stopping the block.
 /// `ticket` and the tile states must be zero at launch.
 template <int ScanThreads, int Items, int Stages, class Walker, class State, class T, class Op>
-__global__ void __launch_bounds__(ScanThreads + ch06::kWarpSize)
+__global__ void __launch_bounds__(ScanThreads + kWarpSize)
     bulk_specialized_scan(const T* in, T* out, std::int64_t n, Kind kind, unsigned* ticket, State state,
                           BackOff wait, Op op, const T* seed, unsigned ahead) {
   static_assert(Stages >= 3, "one stage finished, one reduced ahead, one being refilled");
@@ -862,7 +862,7 @@ __global__ void __launch_bounds__(ScanThreads + ch06::kWarpSize)
 
   if (threadIdx.x >= ScanThreads) {
     // The look-back warp: tile after tile, in the scan warps' order.
-    const int lane = threadIdx.x % ch06::kWarpSize;
+    const int lane = threadIdx.x % kWarpSize;
     for (unsigned i = 0;; ++i) {
       const int stage = static_cast<int>(i % Stages);
       tma::wait(&shared.aggregated[stage], (i / Stages) % 2);
@@ -1085,7 +1085,7 @@ struct CopyCeiling {
                                                       wait, op);
     } else {
       constexpr bool kSpecialized = R.kernel == Kernel::specialized;
-      constexpr int kThreads = kSpecialized ? R.threads + ch06::kWarpSize : R.threads;
+      constexpr int kThreads = kSpecialized ? R.threads + kWarpSize : R.threads;
       constexpr auto kernel =
           kSpecialized
               ? bulk_specialized_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op>

@@ -78,11 +78,11 @@ struct Segmented {
 /// operator: chapter 06's Kogge-Stone, shuffling both halves of the pair.
 template <class T, class Op>
 __device__ __forceinline__ Flagged<T> warp_scan_transformed(Flagged<T> x, Op) {
-  const int lane = threadIdx.x % ch06::kWarpSize;
+  const int lane = threadIdx.x % kWarpSize;
 #pragma unroll
-  for (int offset = 1; offset < ch06::kWarpSize; offset *= 2) {
-    const Flagged<T> left{__shfl_up_sync(ch06::kFullMask, x.value, offset),
-                          static_cast<bool>(__shfl_up_sync(ch06::kFullMask, static_cast<int>(x.head), offset))};
+  for (int offset = 1; offset < kWarpSize; offset *= 2) {
+    const Flagged<T> left{__shfl_up_sync(kFullMask, x.value, offset),
+                          static_cast<bool>(__shfl_up_sync(kFullMask, static_cast<int>(x.head), offset))};
     if (lane >= offset) x = Segmented<Op>{}(left, x);
   }
   return x;
@@ -107,13 +107,13 @@ __device__ __forceinline__ Flagged<T> warp_scan_transformed(Flagged<T> x, Op) {
 /// to l: the lane it reads from has the same start, or it would not read.)
 template <class T, class Op>
 __device__ __forceinline__ Flagged<T> warp_scan_direct(Flagged<T> x, Op op) {
-  const int lane = threadIdx.x % ch06::kWarpSize;
-  const unsigned heads = __ballot_sync(ch06::kFullMask, x.head);
+  const int lane = threadIdx.x % kWarpSize;
+  const unsigned heads = __ballot_sync(kFullMask, x.head);
   const unsigned at_or_below = heads & (0xFFFFFFFFu >> (31 - lane));
   const int start = at_or_below != 0 ? 31 - __clz(at_or_below) : 0;  // without a head: lane 0
 #pragma unroll
-  for (int offset = 1; offset < ch06::kWarpSize; offset *= 2) {
-    const T left = __shfl_up_sync(ch06::kFullMask, x.value, offset);
+  for (int offset = 1; offset < kWarpSize; offset *= 2) {
+    const T left = __shfl_up_sync(kFullMask, x.value, offset);
     if (lane - offset >= start) x.value = op(left, x.value);
   }
   x.head = at_or_below != 0;
@@ -140,8 +140,8 @@ __device__ __forceinline__ Flagged<T> warp_scan(Flagged<T> x, Op op) {
 /// Shared memory of a segmented block scan: each warp's total.
 template <class T>
 struct SegmentedScanStorage {
-  T values[ch06::kWarpSize];     ///< each warp's value
-  bool heads[ch06::kWarpSize];   ///< whether each warp holds a head
+  T values[kWarpSize];     ///< each warp's value
+  bool heads[kWarpSize];   ///< whether each warp holds a head
 };
 
 // [block scan]
@@ -153,11 +153,11 @@ struct SegmentedScanStorage {
 template <Construction C, class T, class Op>
 __device__ Flagged<T> block_exclusive_scan(Flagged<T> x, Op op, SegmentedScanStorage<T>& storage,
                                            Flagged<T>& total) {
-  const int lane = threadIdx.x % ch06::kWarpSize;
-  const int warp = threadIdx.x / ch06::kWarpSize;
-  const int warps = blockDim.x / ch06::kWarpSize;
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  const int warps = blockDim.x / kWarpSize;
   const Flagged<T> in_warp = warp_scan<C>(x, op);
-  if (lane == ch06::kWarpSize - 1) {
+  if (lane == kWarpSize - 1) {
     storage.values[warp] = in_warp.value;
     storage.heads[warp] = in_warp.head;
   }
@@ -174,8 +174,8 @@ __device__ Flagged<T> block_exclusive_scan(Flagged<T> x, Op op, SegmentedScanSto
   const Flagged<T> before_warp = warp == 0 ? Segmented<Op>::template identity<T>()
                                            : Flagged<T>{storage.values[warp - 1], storage.heads[warp - 1]};
   // The lanes before this one in the warp: the previous lane's inclusive value.
-  const Flagged<T> left{__shfl_up_sync(ch06::kFullMask, in_warp.value, 1),
-                        static_cast<bool>(__shfl_up_sync(ch06::kFullMask, static_cast<int>(in_warp.head), 1))};
+  const Flagged<T> left{__shfl_up_sync(kFullMask, in_warp.value, 1),
+                        static_cast<bool>(__shfl_up_sync(kFullMask, static_cast<int>(in_warp.head), 1))};
   return lane == 0 ? before_warp : Segmented<Op>{}(before_warp, left);
 }
 // [block scan]
@@ -286,22 +286,22 @@ struct FlaggedTileState {
 /// the combination of everything since the last head before tile `tile`.
 template <Construction C, class T, class Op, class State>
 __device__ Flagged<T> look_back(const State& state, unsigned tile, Op op, BackOff wait) {
-  const int lane = threadIdx.x % ch06::kWarpSize;
+  const int lane = threadIdx.x % kWarpSize;
   Flagged<T> prefix = Segmented<Op>::template identity<T>();
-  for (long long end = tile;; end -= ch06::kWarpSize) {
-    const long long j = end - ch06::kWarpSize + lane;
+  for (long long end = tile;; end -= kWarpSize) {
+    const long long j = end - kWarpSize + lane;
     Flagged<T> x = Segmented<Op>::template identity<T>();
     Status s = Status::prefix;  // before tile 0: nothing, and the walk ends
     unsigned nap_ns = wait.first_nap_ns;
     if (j >= 0) {
       while ((s = state.load(static_cast<unsigned>(j), x)) == Status::empty) wait.nap(nap_ns);
     }
-    const unsigned stops = __ballot_sync(ch06::kFullMask, s == Status::prefix || x.head);
+    const unsigned stops = __ballot_sync(kFullMask, s == Status::prefix || x.head);
     const int stop = stops != 0 ? 31 - __clz(stops) : -1;
     if (lane < stop) x = Segmented<Op>::template identity<T>();
     const Flagged<T> scanned = warp_scan<C>(x, op);
-    const Flagged<T> window{__shfl_sync(ch06::kFullMask, scanned.value, 31),
-                            static_cast<bool>(__shfl_sync(ch06::kFullMask, static_cast<int>(scanned.head), 31))};
+    const Flagged<T> window{__shfl_sync(kFullMask, scanned.value, 31),
+                            static_cast<bool>(__shfl_sync(kFullMask, static_cast<int>(scanned.head), 31))};
     prefix = Segmented<Op>{}(window, prefix);  // the window comes before what was gathered
     if (stops != 0) return prefix;
   }
@@ -375,11 +375,11 @@ __global__ void __launch_bounds__(Threads)
   Flagged<T> aggregate;
   const Flagged<T> before = block_exclusive_scan<C>(thread_total, op, scan_storage, aggregate);
 
-  if (threadIdx.x < ch06::kWarpSize) {
+  if (threadIdx.x < kWarpSize) {
     // A tile that holds a head knows its inclusive prefix at once: nothing
     // before that head reaches past it. A tile that starts with a head
     // needs nothing from its predecessors at all.
-    const bool starts_with_head = __shfl_sync(ch06::kFullMask, static_cast<int>(flags[0]), 0) != 0;
+    const bool starts_with_head = __shfl_sync(kFullMask, static_cast<int>(flags[0]), 0) != 0;
     if (threadIdx.x == 0) state.publish(tile, aggregate.head ? Status::prefix : Status::aggregate, aggregate);
     Flagged<T> prefix = Segmented<Op>::template identity<T>();
     if (!starts_with_head) {
@@ -550,15 +550,15 @@ struct BulkSegmentedStorage {
 template <Construction C, class T, class Op>
 __device__ __forceinline__ Flagged<T> warp_total(Flagged<T> x, Op op) {
   const Flagged<T> scanned = warp_scan<C>(x, op);
-  return {__shfl_sync(ch06::kFullMask, scanned.value, ch06::kWarpSize - 1),
-          __shfl_sync(ch06::kFullMask, static_cast<int>(scanned.head), ch06::kWarpSize - 1) != 0};
+  return {__shfl_sync(kFullMask, scanned.value, kWarpSize - 1),
+          __shfl_sync(kFullMask, static_cast<int>(scanned.head), kWarpSize - 1) != 0};
 }
 
 /// Lane `source`'s pair, in every lane of the calling warp.
 template <class T>
 __device__ __forceinline__ Flagged<T> shuffle(const Flagged<T>& x, int source) {
-  return {__shfl_sync(ch06::kFullMask, x.value, source),
-          __shfl_sync(ch06::kFullMask, static_cast<int>(x.head), source) != 0};
+  return {__shfl_sync(kFullMask, x.value, source),
+          __shfl_sync(kFullMask, static_cast<int>(x.head), source) != 0};
 }
 
 // [segmented grouped look-back]
@@ -586,32 +586,32 @@ struct SegmentedGroupedWalk {
   /// head. By a whole warp; every lane gets it.
   template <class T, class Op, class State>
   __device__ static Flagged<T> before_group(const State& state, unsigned first, Op op, BackOff wait) {
-    const int lane = threadIdx.x % ch06::kWarpSize;
+    const int lane = threadIdx.x % kWarpSize;
     Flagged<T> gathered = Segmented<Op>::template identity<T>();  // the groups walked so far, in array order
-    for (long long end = first; end > 0; end -= Batch * ch06::kWarpSize) {
+    for (long long end = first; end > 0; end -= Batch * kWarpSize) {
       // One trip: the states of Batch whole groups, loaded together.
       Flagged<T> values[Batch];
       Status statuses[Batch];
 #pragma unroll
       for (int b = 0; b < Batch; ++b) {
-        const long long group = end - (b + 1) * ch06::kWarpSize;  // its first tile
+        const long long group = end - (b + 1) * kWarpSize;  // its first tile
         values[b] = Segmented<Op>::template identity<T>();
         statuses[b] = group >= 0 ? state.load(static_cast<unsigned>(group + lane), values[b]) : Status::prefix;
       }
 #pragma unroll
       for (int b = 0; b < Batch; ++b) {
-        const long long group = end - (b + 1) * ch06::kWarpSize;
+        const long long group = end - (b + 1) * kWarpSize;
         if (group < 0) return gathered;  // walked past tile 0 (the same in every lane)
         // The group's last tile may have published its G_h: nothing
         // further back is needed, and the others' states need not be waited for.
-        bool published = __shfl_sync(ch06::kFullMask, static_cast<int>(statuses[b] == Status::prefix), 31) != 0;
+        bool published = __shfl_sync(kFullMask, static_cast<int>(statuses[b] == Status::prefix), 31) != 0;
         if (!published) {
           unsigned nap_ns = wait.first_nap_ns;
           while (statuses[b] == Status::empty) {
             wait.nap(nap_ns);
             statuses[b] = state.load(static_cast<unsigned>(group + lane), values[b]);
           }
-          published = __shfl_sync(ch06::kFullMask, static_cast<int>(statuses[b] == Status::prefix), 31) != 0;
+          published = __shfl_sync(kFullMask, static_cast<int>(statuses[b] == Status::prefix), 31) != 0;
         }
         if (published) return Segmented<Op>{}(shuffle(values[b], 31), gathered);
         // Otherwise the group's 32 aggregates: their segmented total.
@@ -630,10 +630,10 @@ struct SegmentedGroupedWalk {
   template <class T, class Op, class State>
   __device__ static ch11::Resolved<Flagged<T>> resolve(const State& state, unsigned tile, Flagged<T> aggregate,
                                                        bool starts_with_head, Op op, BackOff wait) {
-    const int lane = threadIdx.x % ch06::kWarpSize;
-    const unsigned first = tile - tile % ch06::kWarpSize;
+    const int lane = threadIdx.x % kWarpSize;
+    const unsigned first = tile - tile % kWarpSize;
     const int position = static_cast<int>(tile - first);
-    const bool last = position == ch06::kWarpSize - 1;
+    const bool last = position == kWarpSize - 1;
     // A tile that starts with a head needs nothing from before it, and its
     // inclusive prefix is its aggregate: no walk at all.
     if (starts_with_head) return {Segmented<Op>::template identity<T>(), aggregate, last};
@@ -835,8 +835,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     if (next < ring.tiles) next_aggregate = reduce(next, static_cast<int>((i + 1) % Stages), next_bits, next_before);
     // 2. The look-back for this tile, by warp 0; the other warps wait at
     //    the barrier. A tile whose first element is a head skips the walk.
-    if (threadIdx.x < ch06::kWarpSize) {
-      const bool starts_with_head = __shfl_sync(ch06::kFullMask, bits & 1u, 0) != 0;  // thread 0's first item
+    if (threadIdx.x < kWarpSize) {
+      const bool starts_with_head = __shfl_sync(kFullMask, bits & 1u, 0) != 0;  // thread 0's first item
       wait.settle(tile);
       const ch11::Resolved<Flagged<T>> r = Walk::template resolve<T>(state, tile, aggregate, starts_with_head, op, wait);
       if (threadIdx.x == 0) {

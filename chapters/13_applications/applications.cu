@@ -120,7 +120,7 @@ void scatter(const T* in, T* out, std::int64_t n, unsigned long long* selected, 
 // [count bits]
 __global__ void count_ones_per_bit(const std::uint32_t* keys, std::int64_t n, unsigned long long* ones) {
   __shared__ unsigned block_ones[32];
-  const int lane = threadIdx.x % ch06::kWarpSize;
+  const int lane = threadIdx.x % kWarpSize;
   if (threadIdx.x < 32) block_ones[threadIdx.x] = 0;
   __syncthreads();
   unsigned mine = 0;  // lane b counts the ones of bit b over the warp's keys
@@ -130,7 +130,7 @@ __global__ void count_ones_per_bit(const std::uint32_t* keys, std::int64_t n, un
     const std::uint32_t key = i < n ? keys[i] : 0u;
 #pragma unroll
     for (int b = 0; b < 32; ++b) {
-      const unsigned set = __popc(__ballot_sync(ch06::kFullMask, (key >> b) & 1u));
+      const unsigned set = __popc(__ballot_sync(kFullMask, (key >> b) & 1u));
       if (lane == b) mine += set;
     }
   }
@@ -249,10 +249,10 @@ struct AffineTileState {
 /// A warp-wide inclusive scan of affine maps (chapter 06's Kogge-Stone,
 /// shuffling both halves): lane k gets the composition of lanes 0..k.
 __device__ Affine warp_compose(Affine x) {
-  const int lane = threadIdx.x % ch06::kWarpSize;
+  const int lane = threadIdx.x % kWarpSize;
 #pragma unroll
-  for (int offset = 1; offset < ch06::kWarpSize; offset *= 2) {
-    const Affine left{__shfl_up_sync(ch06::kFullMask, x.a, offset), __shfl_up_sync(ch06::kFullMask, x.b, offset)};
+  for (int offset = 1; offset < kWarpSize; offset *= 2) {
+    const Affine left{__shfl_up_sync(kFullMask, x.a, offset), __shfl_up_sync(kFullMask, x.b, offset)};
     if (lane >= offset) x = Compose{}(left, x);
   }
   return x;
@@ -263,21 +263,21 @@ __device__ Affine warp_compose(Affine x) {
 /// first tile of its row): chapter 10's warp look-back with Compose,
 /// treating tiles before `first` as the identity and as a prefix.
 __device__ Affine look_back_maps(const AffineTileState& state, unsigned tile, unsigned first, BackOff wait) {
-  const int lane = threadIdx.x % ch06::kWarpSize;
+  const int lane = threadIdx.x % kWarpSize;
   Affine prefix = Compose::identity();
-  for (long long end = tile;; end -= ch06::kWarpSize) {
-    const long long j = end - ch06::kWarpSize + lane;
+  for (long long end = tile;; end -= kWarpSize) {
+    const long long j = end - kWarpSize + lane;
     Affine map = Compose::identity();
     Status s = Status::prefix;
     unsigned nap_ns = wait.first_nap_ns;
     if (j >= static_cast<long long>(first)) {
       while ((s = state.load(static_cast<unsigned>(j), map)) == Status::empty) wait.nap(nap_ns);
     }
-    const unsigned prefix_lanes = __ballot_sync(ch06::kFullMask, s == Status::prefix);
+    const unsigned prefix_lanes = __ballot_sync(kFullMask, s == Status::prefix);
     const int stop = prefix_lanes != 0 ? 31 - __clz(prefix_lanes) : -1;
     if (lane < stop) map = Compose::identity();
     const Affine scanned = warp_compose(map);
-    const Affine window{__shfl_sync(ch06::kFullMask, scanned.a, 31), __shfl_sync(ch06::kFullMask, scanned.b, 31)};
+    const Affine window{__shfl_sync(kFullMask, scanned.a, 31), __shfl_sync(kFullMask, scanned.b, 31)};
     prefix = Compose{}(window, prefix);
     if (prefix_lanes != 0) return prefix;
   }
@@ -297,11 +297,11 @@ __global__ void __launch_bounds__(Threads)
     recurrence_tiles(const float* a, const float* b, float* x, std::int64_t n, unsigned row_tiles, unsigned* ticket,
                      AffineTileState state, BackOff wait) {
   __shared__ ch11::WarpTileStorage<float, Threads, Items> storage;
-  __shared__ Affine warp_totals[Threads / ch06::kWarpSize];
+  __shared__ Affine warp_totals[Threads / kWarpSize];
   __shared__ Affine tile_prefix;
   constexpr int kTileSize = Threads * Items;
-  const int lane = threadIdx.x % ch06::kWarpSize;
-  const int warp = threadIdx.x / ch06::kWarpSize;
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
   const unsigned tile = ch09::take_ticket(ticket);
   const unsigned first = row_tiles == 0 ? 0 : tile - tile % row_tiles;
   const TileSpan span = tile_span(tile, kTileSize, n);
@@ -317,20 +317,20 @@ __global__ void __launch_bounds__(Threads)
 
   // The block's composition of the threads' maps (chapter 06's block scan).
   const Affine in_warp = warp_compose(thread_total);
-  if (lane == ch06::kWarpSize - 1) warp_totals[warp] = in_warp;
+  if (lane == kWarpSize - 1) warp_totals[warp] = in_warp;
   __syncthreads();
   if (warp == 0) {
-    const Affine total = lane < Threads / ch06::kWarpSize ? warp_totals[lane] : Compose::identity();
+    const Affine total = lane < Threads / kWarpSize ? warp_totals[lane] : Compose::identity();
     const Affine scanned = warp_compose(total);
-    if (lane < Threads / ch06::kWarpSize) warp_totals[lane] = scanned;
+    if (lane < Threads / kWarpSize) warp_totals[lane] = scanned;
   }
   __syncthreads();
-  const Affine aggregate = warp_totals[Threads / ch06::kWarpSize - 1];
+  const Affine aggregate = warp_totals[Threads / kWarpSize - 1];
   const Affine warp_before = warp == 0 ? Compose::identity() : warp_totals[warp - 1];
-  const Affine left{__shfl_up_sync(ch06::kFullMask, in_warp.a, 1), __shfl_up_sync(ch06::kFullMask, in_warp.b, 1)};
+  const Affine left{__shfl_up_sync(kFullMask, in_warp.a, 1), __shfl_up_sync(kFullMask, in_warp.b, 1)};
   const Affine before = lane == 0 ? warp_before : Compose{}(warp_before, left);
 
-  if (threadIdx.x < ch06::kWarpSize) {
+  if (threadIdx.x < kWarpSize) {
     const bool starts_row = tile == first;
     if (threadIdx.x == 0) state.publish(tile, starts_row ? Status::prefix : Status::aggregate, aggregate);
     Affine prefix = Compose::identity();

@@ -220,7 +220,7 @@ __global__ void __launch_bounds__(Threads)
   const unsigned count = pick(items, span.valid, pred, picked);
   unsigned tile_count;
   const unsigned before = ch06::block_exclusive_scan(count, Add{}, count_scan, tile_count);
-  if (threadIdx.x < ch06::kWarpSize) {
+  if (threadIdx.x < kWarpSize) {
     if (threadIdx.x == 0) state.publish(tile, tile == 0 ? Status::prefix : Status::aggregate, tile_count);
     unsigned prefix = 0;
     if (tile != 0) {
@@ -268,31 +268,31 @@ __global__ void __launch_bounds__(Threads)
                             ch10::PackedTileState<unsigned> state, unsigned long long* selected_total, Pred pred,
                             BackOff wait, unsigned ahead) {
   static_assert(Items <= 32, "a thread's picks are the bits of one word");
-  constexpr int kWarps = Threads / ch06::kWarpSize;
+  constexpr int kWarps = Threads / kWarpSize;
   __shared__ unsigned warp_selected[kWarps];
   __shared__ unsigned selected_before;
   const unsigned tile = ch09::take_ticket(ticket);
   const TileSpan span = tile_span(tile, Threads * Items, n);
   prefetch_ahead(in, n, tile, Threads * Items, ahead);
-  const int warp = static_cast<int>(threadIdx.x) / ch06::kWarpSize;
-  const int lane = static_cast<int>(threadIdx.x) % ch06::kWarpSize;
-  const int strip = warp * ch06::kWarpSize * Items;  // the warp's first element, from the tile's start
+  const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  const int strip = warp * kWarpSize * Items;  // the warp's first element, from the tile's start
   const unsigned lanes_below = (1u << lane) - 1u;
 
   // All loads first, so that Items of them are in flight at once.
   T items[Items];
 #pragma unroll
   for (int j = 0; j < Items; ++j) {
-    const int at = strip + j * ch06::kWarpSize + lane;
+    const int at = strip + j * kWarpSize + lane;
     items[j] = at < span.valid ? in[span.start + at] : T{};
   }
   unsigned picked = 0;  // bit j: items[j] is selected
 #pragma unroll
   for (int j = 0; j < Items; ++j) {
-    const int at = strip + j * ch06::kWarpSize + lane;
+    const int at = strip + j * kWarpSize + lane;
     if (at < span.valid && pred(items[j])) picked |= 1u << j;
   }
-  const unsigned warp_count = __reduce_add_sync(ch06::kFullMask, static_cast<unsigned>(__popc(picked)));
+  const unsigned warp_count = __reduce_add_sync(kFullMask, static_cast<unsigned>(__popc(picked)));
   if (lane == 0) warp_selected[warp] = warp_count;
   __syncthreads();
   unsigned tile_count = 0;
@@ -322,14 +322,14 @@ __global__ void __launch_bounds__(Threads)
 #pragma unroll
   for (int j = 0; j < Items; ++j) {
     const bool mine = (picked >> j) & 1u;
-    const unsigned row = __ballot_sync(ch06::kFullMask, mine);
+    const unsigned row = __ballot_sync(kFullMask, mine);
     const unsigned rank = row_first + static_cast<unsigned>(__popc(row & lanes_below));
-    const int at = strip + j * ch06::kWarpSize + lane;
+    const int at = strip + j * kWarpSize + lane;
     if (mine) {
       out[selected + rank] = items[j];
     } else if (Mode != Rejected::dropped && at < span.valid) {
       // Elements of the strip before this one, less the selected ones among them.
-      const std::uint64_t behind = rejected + static_cast<unsigned>(j * ch06::kWarpSize + lane) - rank;
+      const std::uint64_t behind = rejected + static_cast<unsigned>(j * kWarpSize + lane) - rank;
       const std::int64_t to = Mode == Rejected::reversed ? n - 1 - static_cast<std::int64_t>(behind)
                                                           : static_cast<std::int64_t>(all_selected + behind);
       out[to] = items[j];
@@ -467,7 +467,7 @@ __global__ void __launch_bounds__(Threads)
     }
     // 2. The look-back for this tile (warp 0); everyone takes its items
     //    out of the stage again.
-    if (threadIdx.x < ch06::kWarpSize) {
+    if (threadIdx.x < kWarpSize) {
       unsigned prefix = 0;
       if (tile != 0 || Walker::kGrouped) {
         wait.settle(tile);
@@ -516,8 +516,8 @@ __global__ void count_selected(const T* in, std::int64_t n, unsigned long long* 
   for (std::int64_t i = global_thread_index(); i < n; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     mine += pred(in[i]);
   }
-  for (int offset = 16; offset > 0; offset /= 2) mine += __shfl_down_sync(ch06::kFullMask, mine, offset);
-  if (threadIdx.x % ch06::kWarpSize == 0 && mine != 0) atomicAdd(selected, mine);
+  for (int offset = 16; offset > 0; offset /= 2) mine += __shfl_down_sync(kFullMask, mine, offset);
+  if (threadIdx.x % kWarpSize == 0 && mine != 0) atomicAdd(selected, mine);
 }
 
 // ---------------------------------------------------------------------------

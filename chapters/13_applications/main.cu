@@ -1,6 +1,6 @@
 // Chapter 13's program: the applications, through their own runner (each has
 // its own kind of input and output, unlike the scans of chapters 02-12).
-#include "apps.hpp"
+#include "program.hpp"
 
 #include <scan/runner.hpp>
 

@@ -11,6 +11,7 @@
 #include <scan/generate.hpp>
 #include <scan/harness.hpp>
 #include <scan/registry.hpp>
+#include <scan/segments.hpp>
 #include <scan/verify.hpp>
 
 #include <algorithm>

@@ -7,6 +7,7 @@
 
 #include <scan/generate.hpp>
 #include <scan/registry.hpp>
+#include <scan/segments.hpp>
 
 #include <cstdint>
 #include <set>

@@ -6,6 +6,7 @@
 #include <scan/generate.hpp>
 #include <scan/harness.hpp>
 #include <scan/runner.hpp>
+#include <scan/segments.hpp>
 #include <scan/verify.hpp>
 
 #include "run_output.hpp"

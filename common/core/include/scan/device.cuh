@@ -12,6 +12,12 @@
 
 namespace scan {
 
+/// Lanes in a warp on every NVIDIA GPU so far (chapter 06 is where warps
+/// first do the work together).
+inline constexpr int kWarpSize = 32;
+/// A mask of all 32 lanes: every lane takes part in a shuffle or a ballot.
+inline constexpr unsigned kFullMask = 0xFFFFFFFFu;
+
 /// \f$ \lceil a / b \rceil \f$ for positive integers.
 template <class I>
 SCAN_HD constexpr I ceil_div(I a, I b) {

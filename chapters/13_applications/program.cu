@@ -2,8 +2,7 @@
 // reference, timed, and compared with NVIDIA's library doing the same job
 // in the same run, on the same input.
 #include "applications.cuh"
-#include "apps.hpp"
-#include "oracles.hpp"
+#include "program.hpp"
 #include "segmented.cuh"  // chapter 12: the batched recurrence as a segmented scan
 
 #include <scan/cli.hpp>
