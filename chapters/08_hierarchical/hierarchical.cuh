@@ -12,8 +12,8 @@
 ///   and three launches for any n, no recursion.
 #pragma once
 
-#include "coarsening.cuh"  // chapter 07: the tile pieces
-#include "warp_shuffle.cuh"   // chapter 06: block scans
+#include "coarsening.cuh"    // chapter 07: the tile pieces
+#include "warp_shuffle.cuh"  // chapter 06: block scans
 
 #include "block_sums.cuh"  // chapter 02: the block-sums glue
 #include <scan/device.cuh>

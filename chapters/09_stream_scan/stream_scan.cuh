@@ -9,8 +9,8 @@
 /// one at a time.
 #pragma once
 
-#include "coarsening.cuh"  // chapter 07: the tile pieces
-#include "warp_shuffle.cuh"   // chapter 06: block scans
+#include "coarsening.cuh"    // chapter 07: the tile pieces
+#include "warp_shuffle.cuh"  // chapter 06: block scans
 
 #include <scan/device.cuh>
 #include <scan/registry.hpp>

@@ -13,9 +13,9 @@
 /// reused by chapter 11, which tunes them to the copy's speed.
 #pragma once
 
-#include "coarsening.cuh"   // chapter 07: the tile pieces
-#include "stream_scan.cuh"  // chapter 09: take_ticket
-#include "warp_shuffle.cuh"    // chapter 06: warp and block scans
+#include "coarsening.cuh"    // chapter 07: the tile pieces
+#include "stream_scan.cuh"   // chapter 09: take_ticket
+#include "warp_shuffle.cuh"  // chapter 06: warp and block scans
 
 #include <scan/device.cuh>
 #include <scan/registry.hpp>

@@ -99,87 +99,15 @@ std::size_t shared_bytes_to_limit(const void* kernel, int threads, std::size_t d
 
 namespace {
 
-using ch10::kSettle;
-using ch10::kSpin;
-
-template <Recipe... Points>
-void add(std::vector<Variant>& variants) {
-  (variants.push_back(gpu_variant<CopyCeiling<Points>>()), ...);
-}
-template <class Combos, Recipe... Points>
-void add_sweep(std::vector<Variant>& variants) {
-  (variants.push_back(gpu_variant<CopyCeiling<Points>, Combos>()), ...);
-}
-
-/// The sums of 8-byte types: their own sweep points.
-using WideSumCombos = std::tuple<Combo<std::int64_t, Add>, Combo<double, Add>>;
-
 std::vector<Variant> variants() {
   std::vector<Variant> v;
-  constexpr BackOff kSettle500{500, 640, 640, 0};
-  constexpr BackOff kSettle1000{1000, 640, 640, 0};
   // The steps a reader runs and compares (every type and operator).
-  add<as(Role::warp_io, per_tile(256, 16, Io::warp, kSettle)), kTuned, as(Role::bulk, bulk(128, 32, 4, kSettle1000)),
-      as(Role::lookback_warp, lookback_warp(128, 32, 4, kSettle1000)), kOverlapped>(v);
+  add_variants<as(Role::warp_io, per_tile(256, 16, Io::warp, ch10::kSettle)), kTuned,
+               as(Role::bulk, bulk(128, 32, 4, kSettle1000)),
+               as(Role::lookback_warp, lookback_warp(128, 32, 4, kSettle1000)), kOverlapped>(v);
   v.push_back(gpu_variant<Deterministic>());
   v.push_back(gpu_variant<Fastest>());
-  // The ablation of the per-tile kernel: movement, shape, waiting, and
-  // whether warp-private transposes win by their barriers or by their
-  // registers (occupancy).
-  add_sweep<SweepCombos, per_tile(256, 16, Io::block, kSettle), per_tile(128, 32, Io::block, kSpin),
-            per_tile(128, 32, Io::block, kSettle), per_tile(128, 32, Io::warp, kSpin),
-            per_tile(128, 32, Io::warp, kSettle, 1, 5), per_tile(128, 32, Io::warp, kSettle1000),
-            per_tile(128, 32, Io::warp, BackOff{5000, 640, 640, 0})>(v);
-  // Wide look-backs (they lose: the lab book says why).
-  add_sweep<SumCombos, wide(4, per_tile(128, 32, Io::warp, kSettle)), per_tile(128, 16, Io::warp, kSettle)>(v);
-  add_sweep<SweepCombos, wide(2, per_tile(128, 32, Io::warp, kSettle)), wide(4, bulk(128, 32, 4, kSpin))>(v);
-  // The bulk kernels: ring depth, waiting, and their ceiling without any look-back.
-  add_sweep<SweepCombos, bulk(128, 32, 3, kSettle1000), bulk(128, 32, 4, kSpin), bulk(128, 32, 4, kSettle500),
-            bulk(256, 16, 4, kSettle1000), lookback_warp(128, 32, 4, kSpin), bulk(128, 32, 4, kSpin, Walk::none),
-            lookback_warp(128, 32, 4, kSpin, Walk::none)>(v);
-  // The grouped walk: groups per trip, tile shape, ring depth, waiting.
-  add_sweep<SweepCombos, bulk(128, 32, 4, kSpin, Walk::grouped), wide(2, bulk(128, 32, 4, kSpin, Walk::grouped)),
-            wide(8, bulk(128, 32, 4, kSpin, Walk::grouped)), wide(4, bulk(128, 32, 3, kSpin, Walk::grouped)),
-            wide(4, bulk(128, 32, 5, kSpin, Walk::grouped)), wide(4, bulk(256, 16, 4, kSpin, Walk::grouped)),
-            wide(4, bulk(128, 16, 6, kSpin, Walk::grouped)), wide(4, bulk(256, 16, 3, kSpin, Walk::grouped)),
-            wide(4, bulk(128, 32, 4, kSettle500, Walk::grouped)),
-            wide(4, lookback_warp(128, 32, 4, kSettle1000, Walk::grouped))>(v);
-  // Prefetching into L2 ahead of the tiles: none, and other distances than
-  // the variants' (tuned: 4 MiB, deterministic: 2 MiB).
-  // (Without: 128x32-warp-io-settle3000, for every type, and the grouped
-  // bulk-256x16-s4-grouped-wide4-spin above.)
-  add_sweep<SumCombos, per_tile(128, 32, Io::warp, kSettle)>(v);
-  add_sweep<SweepCombos, ahead(2 << 20, per_tile(128, 32, Io::warp, kSettle)),
-            ahead(8 << 20, per_tile(128, 32, Io::warp, kSettle)),
-            ahead(1 << 20, wide(4, bulk(256, 16, 4, kSpin, Walk::grouped))),
-            ahead(4 << 20, wide(4, bulk(256, 16, 4, kSpin, Walk::grouped))),
-            ahead(2 << 20, bulk(128, 32, 4, kSpin, Walk::none))>(v);
-  // Tiles of an odd number of 16-byte vectors per thread (9, 7 or 11 for
-  // 4-byte types): a stage is read and written in plain order, without bank
-  // conflicts and without selects (StageAccess). Their ceilings, and the
-  // grouped walk over them.
-  add_sweep<SweepCombos, bulk(128, 36, 4, kSpin, Walk::none), bulk(128, 36, 3, kSpin, Walk::none),
-            wide(2, bulk(128, 36, 4, kSpin, Walk::grouped)), wide(4, bulk(128, 36, 4, kSpin, Walk::grouped)),
-            wide(2, bulk(128, 36, 3, kSpin, Walk::grouped)), wide(4, bulk(128, 28, 3, kSpin, Walk::grouped)),
-            wide(2, bulk(128, 44, 4, kSpin, Walk::grouped)), bulk(128, 36, 4, kSettle1000)>(v);
-  // The ring refilled while warp 0 looks back: with odd tiles and three or
-  // four stages, and (to tell the two changes apart) with the selects of
-  // 128 x 32 and 256 x 16 tiles.
-  add_sweep<SweepCombos, refill_in_look_back(bulk(128, 36, 3, kSpin, Walk::none)),
-            refill_in_look_back(wide(2, bulk(128, 36, 3, kSpin, Walk::grouped))),
-            refill_in_look_back(wide(2, bulk(128, 36, 4, kSpin, Walk::grouped))),
-            refill_in_look_back(wide(2, bulk(128, 44, 3, kSpin, Walk::grouped))),
-            refill_in_look_back(wide(2, bulk(128, 28, 3, kSpin, Walk::grouped))),
-            refill_in_look_back(wide(4, bulk(128, 32, 3, kSpin, Walk::grouped))),
-            refill_in_look_back(wide(4, bulk(256, 16, 4, kSpin, Walk::grouped)))>(v);
-  // Inputs of a few waves: larger tiles make one wave, smaller ones more.
-  add_sweep<SweepCombos, per_tile(64, 32, Io::warp, kSettle), per_tile(256, 32, Io::warp, kSpin),
-            per_tile(128, 48, Io::warp, kSpin), per_tile(256, 24, Io::warp, kSpin), per_tile(128, 16, Io::warp, kSpin)>(v);
-  // 8-byte types: the split state against one 16-byte word, per tile and in bulk.
-  add_sweep<WideSumCombos, per_tile(128, 32, Io::warp, kSettle, 1, 0, StateKind::split),
-            lookback_warp(128, 16, 4, kSpin), wide(4, bulk(128, 16, 4, kSpin)),
-            lookback_warp(128, 16, 4, kSpin, Walk::any_prefix, StateKind::split),
-            wide(4, bulk(128, 16, 4, kSpin, Walk::grouped)), wide(4, bulk(128, 16, 3, kSpin, Walk::grouped))>(v);
+  add_sweep_points(v);
   return v;
 }
 

@@ -12,7 +12,7 @@
 #include "copy_ceiling.cuh"        // chapter 11: warp-private tile movement, 16-byte states
 #include "decoupled_lookback.cuh"  // chapter 10: tile states, look-back, back-off
 #include "stream_scan.cuh"         // chapter 09: take_ticket
-#include "warp_shuffle.cuh"           // chapter 06: warp and block scans
+#include "warp_shuffle.cuh"        // chapter 06: warp and block scans
 
 #include <scan/device.cuh>
 #include <scan/ops.hpp>

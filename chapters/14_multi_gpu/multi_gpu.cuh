@@ -11,7 +11,7 @@
 
 #include "coarsening.cuh"    // chapter 07: the tile
 #include "copy_ceiling.cuh"  // chapter 11: the seeded single-pass scan
-#include "warp_shuffle.cuh"     // chapter 06: block reduce
+#include "warp_shuffle.cuh"  // chapter 06: block reduce
 
 #include <scan/device.cuh>
 #include <scan/ops.hpp>

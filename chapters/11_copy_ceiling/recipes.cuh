@@ -1,0 +1,215 @@
+/// \file
+/// \brief Chapter 11: every step as a variant, every knob a sweep point.
+#pragma once
+
+#include "ring.cuh"
+
+namespace scan::ch11 {
+
+// ---------------------------------------------------------------------------
+// The registry: every step as a variant, every knob a sweep point.
+
+/// Which kernel a recipe runs.
+enum class Kernel {
+  per_tile,     ///< chapter 10's kernel: one block per tile
+  bulk,         ///< bulk_look_back_scan(): persistent blocks, bulk copies
+  specialized,  ///< bulk_specialized_scan(): the same with a look-back warp
+};
+
+/// How a per-tile kernel moves its tile.
+enum class Io { block, warp };
+
+/// Which of the chapter's variants a recipe is (a sweep point is named by its knobs).
+enum class Role { sweep, warp_io, tuned, bulk, lookback_warp, deterministic, one_wave, overlapped };
+
+/// Everything that tells this chapter's variants and sweep points apart.
+struct Recipe {
+  Kernel kernel = Kernel::per_tile;  ///< which kernel
+  int threads = 128;                 ///< threads per block (specialized: scan threads, plus one warp)
+  int items = 32;                    ///< items per thread (a multiple of 4)
+  Io io = Io::warp;                  ///< per_tile: how the tile moves
+  int stages = 4;                    ///< bulk kernels: tiles in the ring
+  int min_blocks = 1;                ///< per_tile: blocks per SM the compiler must allow (caps registers)
+  int max_blocks = 0;                ///< blocks per SM the launch allows (0: as many as fit)
+  Walk walk = Walk::any_prefix;      ///< bulk kernels: how the look-back combines (per_tile: chapter 10's)
+  int windows = 1;                   ///< windows of 32 tiles a look-back reads per trip
+  StateKind state = StateKind::packed;  ///< how status and value are kept
+  BackOff wait = ch10::kSettle;      ///< how a tile waits
+  std::size_t ahead = 0;             ///< bytes of input between a tile taken and the one prefetched into L2 (0: none)
+  bool refill_in_look_back = false;  ///< bulk: refills the ring during the look-back (a thread of warp 1)
+  Role role = Role::sweep;           ///< a variant, or a sweep point
+};
+
+/// Recipe builders, so that a list of sweep points reads as a table.
+/// A per-tile recipe (chapter 10's kernel).
+constexpr Recipe per_tile(int threads, int items, Io io, BackOff wait, int min_blocks = 1, int max_blocks = 0,
+                          StateKind state = StateKind::packed) {
+  return {.kernel = Kernel::per_tile, .threads = threads, .items = items, .io = io, .min_blocks = min_blocks,
+          .max_blocks = max_blocks, .state = state, .wait = wait};
+}
+/// A bulk recipe.
+constexpr Recipe bulk(int threads, int items, int stages, BackOff wait, Walk walk = Walk::any_prefix,
+                      StateKind state = StateKind::packed) {
+  return {.kernel = Kernel::bulk, .threads = threads, .items = items, .stages = stages, .walk = walk,
+          .state = state, .wait = wait};
+}
+/// A recipe with a look-back warp (`threads` scan threads, one more warp).
+constexpr Recipe lookback_warp(int threads, int items, int stages, BackOff wait, Walk walk = Walk::any_prefix,
+                               StateKind state = StateKind::packed) {
+  Recipe r = bulk(threads, items, stages, wait, walk, state);
+  r.kernel = Kernel::specialized;
+  return r;
+}
+/// The same recipe with a look-back that reads `windows` windows per trip.
+constexpr Recipe wide(int windows, Recipe r) {
+  r.windows = windows;
+  return r;
+}
+/// The same recipe, prefetching the input `bytes` ahead of each tile taken into L2.
+constexpr Recipe ahead(std::size_t bytes, Recipe r) {
+  r.ahead = bytes;
+  return r;
+}
+/// The same bulk recipe, refilling its ring during the look-back.
+constexpr Recipe refill_in_look_back(Recipe r) {
+  r.refill_in_look_back = true;
+  return r;
+}
+/// A recipe as one of the chapter's variants.
+constexpr Recipe as(Role role, Recipe r) {
+  r.role = role;
+  return r;
+}
+
+/// A variant's name, or the name a sweep point gets from its knobs, e.g.
+/// "bulk-128x32-s4-settle3000".
+std::string recipe_name(const Recipe& r);
+/// The one-line summary of a recipe.
+std::string recipe_summary(const Recipe& r);
+
+/// Dynamic shared memory, in bytes, that limits a launch of `kernel` to
+/// `blocks_per_sm` blocks per SM (on top of `dynamic_bytes` it uses itself).
+/// 0 when no limit is asked for.
+std::size_t shared_bytes_to_limit(const void* kernel, int threads, std::size_t dynamic_bytes, int blocks_per_sm);
+
+/// Registry entry for a Recipe.
+template <Recipe R>
+struct CopyCeiling {
+  /// Elements per tile.
+  static constexpr int kTile = R.threads * R.items;
+  /// The tile state for T.
+  template <class T>
+  using State = TileState<R.state, T>;
+
+  /// Name, summary and limits, for the registry.
+  static VariantInfo info() {
+    VariantInfo v;
+    v.name = recipe_name(R);
+    v.summary = recipe_summary(R);
+    v.block = R.threads;
+    v.items_per_thread = R.items;
+    v.float_order_varies = R.walk == Walk::any_prefix;
+    if (R.walk == Walk::none) v.segment = kTile;  // a building block: each tile on its own
+    v.takes_seed = R.kernel != Kernel::per_tile && R.walk != Walk::none;
+    v.tuning = R.role == Role::sweep;
+    return v;
+  }
+  /// The scratch memory run() takes: the ticket and the tile states.
+  template <class T, class Op>
+  static void reserve(Workspace& workspace, std::int64_t n, int) {
+    (void)take_states<State<T>, T>(workspace, tile_count(n, kTile));
+  }
+  /// Scans r.in into r.out on r.stream.
+  template <class T, class Op>
+  static void run(const ScanRequest<T>& r, Op op) {
+    Workspace workspace = r.workspace;
+    const unsigned tiles = tile_count(r.n, kTile);
+    const auto launch = take_states<State<T>, T>(workspace, tiles);
+    SCAN_CUDA(cudaMemsetAsync(launch.ticket, 0, launch.reset_bytes, r.stream));
+    BackOff wait = R.wait;
+    if constexpr (R.kernel == Kernel::per_tile) {
+      if (r.seed != nullptr) throw std::logic_error("a seeded scan needs a bulk recipe");
+      using Moves = std::conditional_t<R.io == Io::warp, WarpTileIo, ch10::BlockTileIo>;
+      using Mover = std::conditional_t<R.ahead == 0, Moves, PrefetchingIo<Moves, R.ahead>>;
+      using Walker = std::conditional_t<R.windows == 1, ch10::WarpLookBack, WideLookBack<R.windows>>;
+      const auto kernel =
+          ch10::decoupled_look_back_scan<R.threads, R.items, R.min_blocks, Walker, Mover, State<T>, T, Op>;
+      static const std::size_t padding =
+          shared_bytes_to_limit(reinterpret_cast<const void*>(kernel), R.threads, 0, R.max_blocks);
+      static const int resident = resident_blocks(kernel, R.threads, padding);
+      wait.first_settling_tile = static_cast<unsigned>(resident);
+      kernel<<<tiles, R.threads, padding, r.stream>>>(r.in, r.out, r.n, r.kind, launch.ticket, launch.state,
+                                                      wait, op);
+    } else {
+      constexpr bool kSpecialized = R.kernel == Kernel::specialized;
+      constexpr int kThreads = kSpecialized ? R.threads + kWarpSize : R.threads;
+      constexpr auto kernel =
+          kSpecialized
+              ? bulk_specialized_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op>
+              : bulk_look_back_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op,
+                                    R.refill_in_look_back>;
+      constexpr std::size_t kBytes = sizeof(BulkStorage<T, R.threads, R.items, R.stages>);
+      // More than 48 KiB of dynamic shared memory, allowed once per device,
+      // and the occupancy asked once: both off the timed path.
+      const int resident = persistent_blocks<kernel>(kThreads, kBytes);
+      // Persistent blocks: as many as the device holds at once, no more
+      // than there are tiles. The tiles of the first wave skip the settle.
+      const unsigned blocks = std::min<unsigned>(tiles, static_cast<unsigned>(resident));
+      wait.first_settling_tile = static_cast<unsigned>(resident);
+      kernel<<<blocks, kThreads, kBytes, r.stream>>>(r.in, r.out, r.n, r.kind, launch.ticket, launch.state, wait,
+                                                     op, r.seed, tiles_ahead<T>(R.ahead, kTile));
+    }
+    SCAN_CUDA_LAUNCH();
+  }
+};
+
+/// Registers one variant per recipe, built for every type and operator.
+template <Recipe... Points>
+void add_variants(std::vector<Variant>& variants) {
+  (variants.push_back(gpu_variant<CopyCeiling<Points>>()), ...);
+}
+
+/// Registers one sweep point per recipe, built for the pairs of `Combos`.
+template <class Combos, Recipe... Points>
+void add_sweep(std::vector<Variant>& variants) {
+  (variants.push_back(gpu_variant<CopyCeiling<Points>, Combos>()), ...);
+}
+
+/// Every sweep point (sweep.cu), appended after the chapter's variants.
+void add_sweep_points(std::vector<Variant>& variants);
+
+/// Settles of 500 and 1000 ns before looking back (chapter 10's settle
+/// with longer waits): `bulk` and `lookback-warp` take 1000, the sweep both.
+inline constexpr BackOff kSettle500{500, 640, 640, 0};
+inline constexpr BackOff kSettle1000{1000, 640, 640, 0};
+
+// [recipes]
+/// Bytes of input a per-tile block prefetches ahead of its tile: 4 MiB, the
+/// fastest of 1, 2, 4 and 8 MiB on both GPUs measured (16 MiB, on the
+/// H200: far slower).
+inline constexpr std::size_t kTileAhead = std::size_t{4} << 20;
+/// Bytes of input the bulk kernel's ring prefetches ahead: 2 MiB (1 and 2
+/// MiB alike on the H100, 4 MiB a little slower, 8 MiB far slower; on the
+/// H200 the ring is faster without).
+inline constexpr std::size_t kRingAhead = std::size_t{2} << 20;
+/// The per-tile kernel at its measured best for 4-byte sums of a few waves
+/// and for 8-byte types: warp-private transposes, 128 x 32 tiles, a 3 µs
+/// settle, the input 4 MiB ahead prefetched into L2.
+inline constexpr Recipe kTuned = as(Role::tuned, ahead(kTileAhead, per_tile(128, 32, Io::warp, ch10::kSettle)));
+/// One wave of large tiles, spinning: for inputs of about 2^21 to 2^23 elements.
+inline constexpr Recipe kOneWave = as(Role::one_wave, per_tile(256, 32, Io::warp, ch10::kSpin));
+/// The bulk kernel with the grouped look-back, four groups per trip, the
+/// input 2 MiB ahead prefetched into L2: the fastest measured on the H100
+/// for large inputs, and bitwise reproducible.
+inline constexpr Recipe kDeterministic =
+    as(Role::deterministic, ahead(kRingAhead, wide(4, bulk(256, 16, 4, ch10::kSpin, Walk::grouped))));
+/// The bulk kernel with the grouped look-back, four groups per trip, over
+/// tiles of 128 x 36 (nine vectors per thread: no bank conflicts and no
+/// selects), three stages refilled while warp 0 looks back, four blocks
+/// per SM: the fastest measured on the H200 for large inputs, and bitwise
+/// reproducible. (Not yet measured on the H100.)
+inline constexpr Recipe kOverlapped =
+    as(Role::overlapped, refill_in_look_back(wide(4, bulk(128, 36, 3, ch10::kSpin, Walk::grouped))));
+// [recipes]
+
+}  // namespace scan::ch11

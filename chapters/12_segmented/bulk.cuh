@@ -1,0 +1,471 @@
+/// \file
+/// \brief Chapter 12: the bulk kernel, chapter 11's ring of bulk copies with head flags.
+#pragma once
+
+#include "per_tile.cuh"
+
+namespace scan::ch12 {
+
+// ---------------------------------------------------------------------------
+// The segmented scan at the copy's speed: chapter 11's bulk kernel with
+// (value, flag) pairs.
+//
+// The per-tile kernel above moves its 9 bytes per element at the copy's
+// rate when segments are short, and slows down with long ones: no head
+// stops its look-back, so a tile walks window after window of predecessors
+// that are still looking back themselves. The kernel below tries chapter
+// 11's answer. Persistent blocks load their tiles, values and head flags,
+// with bulk copies into a ring of shared-memory stages; each block
+// publishes its next tile's aggregate before it looks back for the current
+// one; and the look-back is chapter 11's grouped walk, which a head only
+// ever shortens. Its defaults (the head flags through L2, two groups of
+// 32 tiles per look-back trip) were chosen by the sweep in segmented.cu:
+// on the H100 they keep it within a few percent of the copy's rate from
+// one-element segments to one segment spanning the array (the chapter's
+// table; the sweep and its history are in docs/lab/ch12-h100.md).
+
+/// How the bulk kernel's head flags reach the threads.
+enum class FlagPath {
+  /// A bulk copy into a flag stage beside the values, on the same barrier:
+  /// 1 KiB of shared memory per 4 KiB of int32 values.
+  stage,
+  /// A bulk prefetch into L2 when the tile's ticket is taken, then 16-byte
+  /// loads by the threads: no shared memory, so as many blocks fit an SM as
+  /// in chapter 11, but a trip to L2 while the tile is reduced.
+  l2,
+};
+
+// [bulk segmented storage]
+/// Shared memory of the bulk segmented kernel: chapter 11's ring (the value
+/// stages, their barriers and tile numbers), a stage of head flags beside
+/// each value stage (one byte per element, filled on the same barrier; only
+/// when `StagedFlags`), the block scan's storage and the tile's prefix. A
+/// scan by key reads its keys from global memory, so it keeps no flag stages.
+template <class T, int Threads, int Items, int Stages, bool StagedFlags>
+struct BulkSegmentedStorage {
+  static constexpr int kTile = Threads * Items;                 ///< elements per tile
+  static constexpr int kFlagStages = StagedFlags ? Stages : 1;  ///< flag stages (else a placeholder)
+  static constexpr int kFlagBytes = StagedFlags ? kTile : 16;   ///< bytes per flag stage
+  static_assert(kFlagBytes % 16 == 0, "a bulk copy moves whole 16-byte units");
+  ch11::BulkStorage<T, Threads, Items, Stages> ring;     ///< chapter 11's ring of value stages
+  alignas(16) std::uint8_t heads[kFlagStages][kFlagBytes];  ///< each stage's head flags
+  SegmentedScanStorage<T> scan;                          ///< the block scan of thread totals
+  Flagged<T> tile_prefix;                                ///< the look-back's result, for the whole block
+};
+// [bulk segmented storage]
+
+/// The segmented combination across the calling warp of each lane's pair
+/// (lane 0 leftmost), returned to every lane.
+template <Construction C, class T, class Op>
+__device__ __forceinline__ Flagged<T> warp_total(Flagged<T> x, Op op) {
+  const Flagged<T> scanned = warp_scan<C>(x, op);
+  return {__shfl_sync(kFullMask, scanned.value, kWarpSize - 1),
+          __shfl_sync(kFullMask, static_cast<int>(scanned.head), kWarpSize - 1) != 0};
+}
+
+/// Lane `source`'s pair, in every lane of the calling warp.
+template <class T>
+__device__ __forceinline__ Flagged<T> shuffle(const Flagged<T>& x, int source) {
+  return {__shfl_sync(kFullMask, x.value, source),
+          __shfl_sync(kFullMask, static_cast<int>(x.head), source) != 0};
+}
+
+// [segmented grouped look-back]
+/// Chapter 11's grouped look-back over (value, flag) pairs.
+///
+/// Tiles form groups of 32. A tile gathers the aggregates of the tiles
+/// before it in its group (one window; they went out early, so it rarely
+/// waits) and, unless one of them holds a head, the combination of
+/// everything before the group, \f$ G_{g-1} \f$. Only the last tile of a
+/// group publishes an inclusive prefix, its \f$ G_g \f$. To find
+/// \f$ G_{g-1} \f$ a tile walks back whole groups, `Batch` of them per trip
+/// to memory, and stops at the first group whose last tile has published,
+/// *or whose total holds a head*: nothing before a head matters.
+///
+/// So the walk's length does not grow with the segments: with one segment
+/// over the whole array it is as long as chapter 11's walk for a plain
+/// scan; with short segments it ends in the tile's own group. (Chapter
+/// 11 chains the group totals forwards, so that float sums come out the same
+/// on every run; here they are gathered backwards as chapter 10 does, which
+/// is simpler, and float sums may vary in their last bits.)
+template <int Batch, Construction C>
+struct SegmentedGroupedWalk {
+  /// \f$ G_{g-1} \f$ for the group that starts at tile `first` (a multiple
+  /// of 32): the combination of everything before it, back to the last
+  /// head. By a whole warp; every lane gets it.
+  template <class T, class Op, class State>
+  __device__ static Flagged<T> before_group(const State& state, unsigned first, Op op, BackOff wait) {
+    const int lane = threadIdx.x % kWarpSize;
+    Flagged<T> gathered = Segmented<Op>::template identity<T>();  // the groups walked so far, in array order
+    for (long long end = first; end > 0; end -= Batch * kWarpSize) {
+      // One trip: the states of Batch whole groups, loaded together.
+      Flagged<T> values[Batch];
+      Status statuses[Batch];
+#pragma unroll
+      for (int b = 0; b < Batch; ++b) {
+        const long long group = end - (b + 1) * kWarpSize;  // its first tile
+        values[b] = Segmented<Op>::template identity<T>();
+        statuses[b] = group >= 0 ? state.load(static_cast<unsigned>(group + lane), values[b]) : Status::prefix;
+      }
+#pragma unroll
+      for (int b = 0; b < Batch; ++b) {
+        const long long group = end - (b + 1) * kWarpSize;
+        if (group < 0) return gathered;  // walked past tile 0 (the same in every lane)
+        // The group's last tile may have published its G_h: nothing
+        // further back is needed, and the others' states need not be waited for.
+        bool published = __shfl_sync(kFullMask, static_cast<int>(statuses[b] == Status::prefix), 31) != 0;
+        if (!published) {
+          unsigned nap_ns = wait.first_nap_ns;
+          while (statuses[b] == Status::empty) {
+            wait.nap(nap_ns);
+            statuses[b] = state.load(static_cast<unsigned>(group + lane), values[b]);
+          }
+          published = __shfl_sync(kFullMask, static_cast<int>(statuses[b] == Status::prefix), 31) != 0;
+        }
+        if (published) return Segmented<Op>{}(shuffle(values[b], 31), gathered);
+        // Otherwise the group's 32 aggregates: their segmented total.
+        const Flagged<T> total = warp_total<C>(values[b], op);
+        gathered = Segmented<Op>{}(total, gathered);
+        if (total.head) return gathered;  // a head in this group cuts off everything before it
+      }
+    }
+    return gathered;
+  }
+
+  /// The look-back for tile `tile`, by a whole warp: its exclusive prefix
+  /// (the combination since the last head before it), its inclusive prefix,
+  /// and whether it publishes that (the last tile of each group does).
+  /// `aggregate` is the tile's own; `starts_with_head`: its first element is a head.
+  template <class T, class Op, class State>
+  __device__ static ch11::Resolved<Flagged<T>> resolve(const State& state, unsigned tile, Flagged<T> aggregate,
+                                                       bool starts_with_head, Op op, BackOff wait) {
+    const int lane = threadIdx.x % kWarpSize;
+    const unsigned first = tile - tile % kWarpSize;
+    const int position = static_cast<int>(tile - first);
+    const bool last = position == kWarpSize - 1;
+    // A tile that starts with a head needs nothing from before it, and its
+    // inclusive prefix is its aggregate: no walk at all.
+    if (starts_with_head) return {Segmented<Op>::template identity<T>(), aggregate, last};
+    // The aggregates before this tile in its group, then its own.
+    Flagged<T> mine = Segmented<Op>::template identity<T>();
+    if (lane < position) {
+      unsigned nap_ns = wait.first_nap_ns;
+      while (state.load(first + lane, mine) == Status::empty) wait.nap(nap_ns);
+    }
+    if (lane == position) mine = aggregate;
+    const Flagged<T> within = warp_scan<C>(mine, op);
+    Flagged<T> before_me = shuffle(within, position > 0 ? position - 1 : 0);
+    if (position == 0) before_me = Segmented<Op>::template identity<T>();
+    Flagged<T> through_me = shuffle(within, position);
+    if (!before_me.head) {
+      // No head between the group's start and this tile: what came before
+      // the group reaches in.
+      const Flagged<T> base = before_group<T>(state, first, op, wait);
+      before_me = Segmented<Op>{}(base, before_me);
+      through_me = Segmented<Op>{}(base, through_me);
+    }
+    return {before_me, through_me, last};
+  }
+};
+// [segmented grouped look-back]
+
+/// The head flags of a thread's Items consecutive elements as bits (bit j:
+/// item j), from a flag stage in shared memory (`stage`, the tile's first
+/// flag). 16 flags or more travel as 16-byte vectors in chapter 11's
+/// conflict-free order (StageAccess, on 4-byte words of four flags).
+template <int Items>
+__device__ __forceinline__ unsigned stage_head_bits(const std::uint8_t* stage) {
+  static_assert(Items <= 32, "one bit per item in a 32-bit word");
+  unsigned bits = 0;
+  if constexpr (Items % 16 == 0) {
+    std::uint32_t words[Items / 4];
+    ch11::StageAccess<Items / 4, std::uint32_t>::read(reinterpret_cast<const std::uint32_t*>(stage), words);
+#pragma unroll
+    for (int j = 0; j < Items; ++j) bits |= (((words[j / 4] >> (8 * (j % 4))) & 0xFFu) != 0 ? 1u : 0u) << j;
+  } else {
+    const std::uint8_t* mine = stage + threadIdx.x * Items;
+#pragma unroll
+    for (int j = 0; j < Items; ++j) bits |= (mine[j] != 0 ? 1u : 0u) << j;
+  }
+  return bits;
+}
+
+/// The head bits of a thread's Items consecutive elements (from `start` +
+/// threadIdx.x * Items, all inside the array) made from 4-byte keys: a
+/// head where the key differs from the one before. For a whole tile with
+/// 16-byte aligned keys: Items / 4 vector loads and one more for the key
+/// before the thread's first (load_heads() does one load per key).
+template <int Items>
+__device__ __forceinline__ unsigned key_head_bits(const std::int32_t* keys, std::int64_t start) {
+  static_assert(Items % 4 == 0 && Items <= 32, "whole vectors of keys, one bit per item");
+  const std::int64_t at = start + static_cast<std::int64_t>(threadIdx.x) * Items;
+  std::int32_t previous = at > 0 ? keys[at - 1] : 0;
+  unsigned bits = 0;
+#pragma unroll
+  for (int v = 0; v < Items / 4; ++v) {
+    const int4 four = reinterpret_cast<const int4*>(keys + at)[v];
+    const std::int32_t k[4] = {four.x, four.y, four.z, four.w};
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      const int j = 4 * v + c;
+      bits |= ((at + j == 0 || k[c] != previous) ? 1u : 0u) << j;
+      previous = k[c];
+    }
+  }
+  return bits;
+}
+
+/// Blocks of `threads` threads with `Storage` in shared memory that an H100
+/// SM holds at once (228 KiB of shared memory, 1 KiB of it reserved per
+/// block; 2048 threads). The kernel asks the compiler for registers to
+/// match (its MinBlocks, through `__launch_bounds__`), so that registers
+/// never allow fewer blocks than shared memory does. These are the sm_90
+/// figures written in as constants, not read from the device: the bulk
+/// kernel was tuned on the H100 only (docs/lab/ch12-h100.md).
+template <class Storage>
+constexpr int bulk_blocks_per_sm(int threads) {
+  const int by_shared = static_cast<int>((228 * 1024) / (sizeof(Storage) + 1024));
+  const int by_threads = 2048 / threads;
+  return std::max(1, std::min(by_shared, by_threads));
+}
+
+// [bulk kernel setup]
+/// Chapter 11's bulk kernel (bulk_look_back_scan) with (value, flag)
+/// pairs. A persistent block scans tile after tile, in ticket order.
+/// Thread 0 takes the tickets; for each tile it starts a bulk copy of the
+/// values (4 bytes an element for int32) into a stage of the ring and a
+/// bulk prefetch of the head flags (1 byte) into L2, from where each
+/// thread loads its own (FlagPath::l2). With FlagPath::stage the flags
+/// travel by a second bulk copy into a flag stage instead, on the same
+/// barrier, which then expects both byte counts. For each tile k the block
+///  1. (as soon as tile k + 1 has landed) publishes tile k + 1's aggregate
+///     and its flag, so that no look-back waits for a tile this block holds;
+///  2. looks back for tile k (warp 0, SegmentedGroupedWalk);
+///  3. finishes tile k in its stage and stores it with one bulk copy.
+/// Each thread keeps its items' head flags as bits in a register from step
+/// 1 to step 3. A tile that cannot travel in bulk (the last, partial one,
+/// or any pointer off a 16-byte boundary) is read and written by the
+/// threads directly; a scan by key (M = keys) reads its keys directly too.
+/// `ticket` and the tile states must be zero at launch.
+template <int Threads, int MinBlocks, int Items, int Stages, int Batch, Construction C, Marks M, FlagPath P, class T,
+          class Op>
+__global__ void __launch_bounds__(Threads, MinBlocks)
+    bulk_segmented_scan(const T* in, const std::uint8_t* heads, const std::int32_t* keys, T* out, std::int64_t n,
+                        Kind kind, unsigned* ticket, FlaggedTileState<T> state, BackOff wait, Op op) {
+  static_assert(Stages >= 3, "one stage scanned, one looked ahead, one being refilled");
+  static_assert((Threads * Items) % 16 == 0, "a tile of flags is whole 16-byte units");
+  constexpr bool kStagedFlags = M == Marks::heads && P == FlagPath::stage;
+  using Tiles = ch11::BulkTiles<Threads, Items, Stages, T>;
+  using Storage = BulkSegmentedStorage<T, Threads, Items, Stages, kStagedFlags>;
+  using Walk = SegmentedGroupedWalk<Batch, C>;
+  constexpr int kTile = Tiles::kTile;
+  auto& shared = *dynamic_shared<Storage>();
+  const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+  const Tiles ring{shared.ring, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, kTile)),
+                   (address(in) | address(out) | (M == Marks::heads ? address(heads) : 0)) % 16 == 0,
+                   0};  // no prefetch ahead: this kernel's refill() below is its own
+
+  // Thread 0: takes the next ticket and starts loading its tile into
+  // `stage`: BulkTiles::refill() with a second copy for the flags.
+  const auto refill = [&](int stage) {
+    const unsigned tile = atomicAdd(ticket, 1u);
+    shared.ring.tile_of[stage] = tile;
+    std::uint64_t* landed = &shared.ring.landed[stage];
+    if (tile < ring.tiles && ring.bulk(tile)) {
+      const std::int64_t start = static_cast<std::int64_t>(tile) * kTile;
+      if constexpr (kStagedFlags) {
+        ch11::tma::arrive_expecting(landed, Tiles::kTileBytes + kTile);
+        ch11::tma::load(shared.heads[stage], heads + start, kTile, landed);
+      } else {
+        if constexpr (M == Marks::heads) ch11::tma::prefetch_l2(heads + start, kTile);  // FlagPath::l2
+        ch11::tma::arrive_expecting(landed, Tiles::kTileBytes);
+      }
+      ch11::tma::load(shared.ring.stage[stage], in + start, Tiles::kTileBytes, landed);
+    } else {
+      ch11::tma::arrive(landed);  // nothing to wait for
+    }
+  };
+  // [bulk kernel setup]
+  // [bulk kernel reduce]
+  // This thread's head flags of `tile`, as bits (bit j: item j), kept in
+  // one register from the tile's reduce (step 1) to its finish (step 3).
+  const bool keys_aligned = M == Marks::keys && address(keys) % 16 == 0;
+  const auto head_bits = [&](unsigned tile, int stage) -> unsigned {
+    if constexpr (kStagedFlags) {
+      if (ring.bulk(tile)) return stage_head_bits<Items>(shared.heads[stage]);
+    } else if constexpr (M == Marks::keys && Items % 4 == 0) {
+      if (keys_aligned && ring.bulk(tile)) return key_head_bits<Items>(keys, static_cast<std::int64_t>(tile) * kTile);
+    }
+    const TileSpan span = tile_span(tile, kTile, n);
+    bool flags[Items];
+    load_heads<M>(heads, keys, span.start, span.valid, flags);
+    unsigned bits = 0;
+#pragma unroll
+    for (int j = 0; j < Items; ++j) bits |= (flags[j] ? 1u : 0u) << j;
+    return bits;
+  };
+  // Step 1 for `tile`: its head bits, its aggregate (published), and each
+  // thread's exclusive prefix within the tile (`before`).
+  const auto reduce = [&](unsigned tile, int stage, unsigned& bits, Flagged<T>& before) {
+    T items[Items];
+    bool flags[Items];
+    ring.template read<Op>(tile, stage, items);
+    bits = head_bits(tile, stage);
+#pragma unroll
+    for (int j = 0; j < Items; ++j) flags[j] = (bits >> j) & 1u;
+    const Flagged<T> thread_total = thread_scan(items, flags, op);
+    Flagged<T> aggregate;
+    before = block_exclusive_scan<C>(thread_total, op, shared.scan, aggregate);
+    if (threadIdx.x == 0) state.publish(tile, Status::aggregate, aggregate);
+    return aggregate;
+  };
+  // [bulk kernel reduce]
+
+  // [bulk kernel loop]
+  // Fill the ring (all stages but one) and reduce the first tile.
+  if (threadIdx.x == 0) ch11::init_ring<typename Tiles::Storage, Stages>(shared.ring);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages - 1; ++s) refill(s);
+  }
+  unsigned tile = ring.arrived(0);
+  if (tile >= ring.tiles) return;
+  unsigned bits = 0;
+  Flagged<T> before;
+  Flagged<T> aggregate = reduce(tile, 0, bits, before);
+  __syncthreads();  // every thread has read the block scan's storage before the next reduce writes it
+  for (unsigned i = 0;; ++i) {
+    const int stage = static_cast<int>(i % Stages);
+    // 1. Look ahead: the next tile's aggregate goes out before our look-back.
+    const unsigned next = ring.arrived(i + 1);
+    unsigned next_bits = 0;
+    Flagged<T> next_before{};
+    Flagged<T> next_aggregate{};
+    if (next < ring.tiles) next_aggregate = reduce(next, static_cast<int>((i + 1) % Stages), next_bits, next_before);
+    // 2. The look-back for this tile, by warp 0; the other warps wait at
+    //    the barrier. A tile whose first element is a head skips the walk.
+    if (threadIdx.x < kWarpSize) {
+      const bool starts_with_head = __shfl_sync(kFullMask, bits & 1u, 0) != 0;  // thread 0's first item
+      wait.settle(tile);
+      const ch11::Resolved<Flagged<T>> r = Walk::template resolve<T>(state, tile, aggregate, starts_with_head, op, wait);
+      if (threadIdx.x == 0) {
+        if (r.publish) state.publish(tile, Status::prefix, r.inclusive);
+        shared.tile_prefix = r.exclusive;
+      }
+    }
+    __syncthreads();
+    // 3. Finish the tile where it lies (its own scan again, then the
+    //    prefix up to each thread's first head) and store it.
+    T items[Items];
+    bool flags[Items];
+    ring.template read<Op>(tile, stage, items);
+#pragma unroll
+    for (int j = 0; j < Items; ++j) flags[j] = (bits >> j) & 1u;
+    (void)thread_scan(items, flags, op);
+    add_prefix(items, flags, Segmented<Op>{}(shared.tile_prefix, before).value, kind, op);
+    ring.write(tile, stage, items);
+    __syncthreads();
+    // Store it, and refill the previous tile's stage once its store has read it.
+    if (threadIdx.x == 0) {
+      ring.store(tile, stage);
+      ch11::tma::wait_stores_read<1>();
+      refill(static_cast<int>((i + Stages - 1) % Stages));
+    }
+    if (next >= ring.tiles) break;
+    tile = next;
+    bits = next_bits;
+    before = next_before;
+    aggregate = next_aggregate;
+  }
+  if (threadIdx.x == 0) ch11::tma::wait_stores_done();
+}
+// [bulk kernel loop]
+
+/// Tile shape and ring depth of the `bulk` variants: chapter 11's
+/// `deterministic` recipe (64 KiB of value stages, three blocks per SM).
+/// The head flags go through L2 (FlagPath::l2), not through flag stages
+/// that would make the block 80 KiB and leave two blocks per SM; the
+/// tuning points in segmented.cu measure that choice, the groups per trip
+/// and other shapes.
+inline constexpr int kBulkThreads = 256;
+/// Items per thread of the `bulk` variants.
+inline constexpr int kBulkItems = 16;
+/// Stages in the ring of the `bulk` variants.
+inline constexpr int kBulkStages = 4;
+/// Groups of 32 tiles a look-back loads per trip: two, not chapter 11's
+/// four. With one long segment a walk usually ends at the nearest group,
+/// so the states of a third and fourth group are loaded for nothing.
+inline constexpr int kBulkBatch = 2;
+
+/// Registry entry: the persistent bulk-copy segmented scan.
+template <Construction C, Marks M, FlagPath P = FlagPath::l2, int Threads = kBulkThreads, int Items = kBulkItems,
+          int Stages = kBulkStages, int Batch = kBulkBatch, BackOff Wait = ch10::kSpin>
+struct BulkSegmentedScan {
+  /// Elements per tile.
+  static constexpr int kTile = Threads * Items;
+  /// Whether the flags travel into shared memory beside the values.
+  static constexpr bool kStagedFlags = M == Marks::heads && P == FlagPath::stage;
+  /// The kernel's shared memory layout.
+  template <class T>
+  using Storage = BulkSegmentedStorage<T, Threads, Items, Stages, kStagedFlags>;
+  /// Dynamic shared memory per block, in bytes.
+  template <class T>
+  static constexpr std::size_t kBytes = sizeof(Storage<T>);
+
+  /// Name, summary and limits, for the registry.
+  static VariantInfo info() {
+    VariantInfo v;
+    v.name = M == Marks::keys ? "bulk-by-key" : C == Construction::transformed ? "bulk-transformed" : "bulk";
+    const bool shape = Threads != kBulkThreads || Items != kBulkItems || Stages != kBulkStages;
+    // (append, not operator+: GCC 12 warns falsely on "-" + std::string)
+    if (shape) v.name.append("-").append(ch07::shape_name(Threads, Items)).append("-s").append(std::to_string(Stages));
+    if (Batch != kBulkBatch) v.name.append("-wide").append(std::to_string(Batch));
+    if (M == Marks::heads && P == FlagPath::stage) v.name.append("-stageflags");
+    if (Wait.settle_ns != 0) v.name.append("-settle").append(std::to_string(Wait.settle_ns));
+    v.summary = std::string(C == Construction::transformed ? "operator transformation"
+                                                           : "direct (conditional indexing)") +
+                ", persistent blocks, values" + (kStagedFlags ? " and head flags" : "") +
+                " by bulk copy (TMA) through " + std::to_string(Stages) + " shared-memory stages" +
+                (M == Marks::heads && P == FlagPath::l2 ? ", head flags prefetched to L2 in bulk, read by the threads"
+                                                        : "") +
+                (M == Marks::keys ? ", segments where a 4-byte key changes (keys read directly)" : "") +
+                ", next aggregate published before the look-back, grouped look-back (" +
+                std::to_string(Batch) + (Batch == 1 ? " group" : " groups") +
+                " per trip) that stops at a head, tiles of " +
+                ch07::shape_name(Threads, Items) + (Wait.settle_ns != 0 ? ", settles before looking back" : "");
+    v.block = Threads;
+    v.items_per_thread = Items;
+    v.float_order_varies = true;  // the walk gathers groups back to where it stops
+    v.segmented = true;
+    v.tuning = shape || Batch != kBulkBatch || Wait.settle_ns != 0 || C == Construction::transformed ||
+               (M == Marks::heads && P != FlagPath::l2);
+    return v;
+  }
+  /// The scratch memory run() takes: the ticket and the tile states.
+  template <class T, class Op>
+  static void reserve(Workspace& workspace, std::int64_t n, int) {
+    (void)take_ticket_and_states<T>(workspace, n, kTile);
+  }
+  /// Scans r.in into r.out on r.stream, restarting at r.heads (or where r.keys changes).
+  template <class T, class Op>
+  static void run(const ScanRequest<T>& r, Op op) {
+    require_marks<M>(r);
+    constexpr std::size_t kShared = kBytes<T>;
+    constexpr int kMinBlocks = bulk_blocks_per_sm<Storage<T>>(Threads);
+    constexpr auto kernel = bulk_segmented_scan<Threads, kMinBlocks, Items, Stages, Batch, C, M, P, T, Op>;
+    const int resident = persistent_blocks<kernel>(Threads, kShared);  // shared memory allowed, occupancy asked once
+    Workspace workspace = r.workspace;
+    const unsigned tiles = tile_count(r.n, kTile);
+    const TicketAndStates<T> scratch = take_ticket_and_states<T>(workspace, r.n, kTile);
+    SCAN_CUDA(cudaMemsetAsync(scratch.ticket, 0, scratch.bytes, r.stream));
+    BackOff wait = Wait;
+    wait.first_settling_tile = static_cast<unsigned>(resident);
+    // Persistent blocks: as many as the device holds at once, no more than there are tiles.
+    const unsigned blocks = std::min<unsigned>(tiles, static_cast<unsigned>(resident));
+    kernel<<<blocks, Threads, kShared, r.stream>>>(r.in, r.heads, r.keys, r.out, r.n, r.kind, scratch.ticket,
+                                                   FlaggedTileState<T>{scratch.words}, wait, op);
+    SCAN_CUDA_LAUNCH();
+  }
+};
+
+}  // namespace scan::ch12
