@@ -1,11 +1,10 @@
 #include "support.hpp"
 
-#include "grader/suite_plan.hpp"
-
 #include <scan/device_info.hpp>
 #include <scan/error.hpp>
 #include <scan/generate.hpp>
 #include <scan/harness.hpp>
+#include <scan/suite_plan.hpp>
 #include <scan/verify.hpp>
 
 #include <catch2/catch_test_macros.hpp>

@@ -4,6 +4,7 @@
 // a GPU too old for a chapter gets.
 #include "support.hpp"
 
+#include <scan/baselines.hpp>
 #include <scan/device_buffer.hpp>
 #include <scan/error.hpp>
 #include <scan/generate.hpp>

@@ -178,9 +178,10 @@ void add_sweep(std::vector<Variant>& variants) {
 /// Every sweep point (sweep.cu), appended after the chapter's variants.
 void add_sweep_points(std::vector<Variant>& variants);
 
-/// Settles of 500 and 1000 ns before looking back (chapter 10's settle
-/// with longer waits): `bulk` and `lookback-warp` take 1000, the sweep both.
+/// A settle of 500 ns before looking back (chapter 10's settle with a
+/// longer wait): a sweep point's.
 inline constexpr BackOff kSettle500{500, 640, 640, 0};
+/// A settle of 1000 ns: `bulk` and `lookback-warp` take it, and sweep points.
 inline constexpr BackOff kSettle1000{1000, 640, 640, 0};
 
 // [recipes]

@@ -5,13 +5,13 @@
 #include "grader.hpp"
 #include "poison.cuh"
 #include "run_case.cuh"
-#include "suite_plan.hpp"
 
 #include <scan/error.hpp>
 #include <scan/generate.hpp>
 #include <scan/harness.hpp>
 #include <scan/registry.hpp>
 #include <scan/segments.hpp>
+#include <scan/suite_plan.hpp>
 #include <scan/verify.hpp>
 
 #include <algorithm>

@@ -1,8 +1,11 @@
-// The generic suite's plan: which sizes, which (type, operator) pairs at the
-// large sizes, which seeds and which segment patterns a variant is checked
-// with. One copy, used by the test suite (tests/support.cpp) and by the
-// classroom kit's grader (suite.cu here), so that a student's variant meets
-// exactly the cases the tutorial's own variants meet.
+/// \file
+/// \brief The generic suite's plan: which sizes, which (type, operator)
+///        pairs at the large sizes, which seeds and which segment patterns
+///        a variant is checked with.
+///
+/// One copy, used by the test suite (tests/support.cpp) and by the
+/// classroom kit's grader (kit/grader/suite.cu), so that a student's
+/// variant meets exactly the cases the tutorial's own variants meet.
 #pragma once
 
 #include <scan/generate.hpp>
