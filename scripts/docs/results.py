@@ -557,9 +557,9 @@ def ch12_lengths():
                                  meta, "ch12_segmented --n 256M --segments L --lengths random|fixed --csv"))
 
 
-CH13_BYTES = ("Bytes counted per application: compaction 4 (n + kept); split 8n; sort 8n (each key read and "
-              "written once, the least a sort moves); recurrence 12n (a and b in, x out), 16n for chapter 12's "
-              "packed pairs. ")
+CH13_SCATTER_BYTES = ("Bytes counted per application: compaction 4 (n + kept); split 8n; sort 8n (each key "
+                      "read and written once, the least a sort moves)")
+CH13_RECURRENCE_BYTES = "recurrence 12n (a and b in, x out), 16n for chapter 12's packed pairs"
 
 
 CH13_COMMAND = ("ch13_applications --n 256M --app compact --select F --csv (F = 0.01, 0.5, 0.99), --app split, "
@@ -591,7 +591,7 @@ def ch13_table():
                    + (f"{ms:.4g}" if ms is not None else r["status"]) + " | "
                    + (f"{float(r['gbps']):.0f}" if r.get("gbps") else "-") + " | "
                    + (f"{100 * fraction:.1f}%" if fraction else "-") + f" | {library} | {cpu} |")
-    return "\n".join(out) + ("\n\n" + CH13_BYTES + "x library: against the library row of the same case (CUB's); "
+    return "\n".join(out) + ("\n\n" + CH13_SCATTER_BYTES + "; " + CH13_RECURRENCE_BYTES + ". x library: against the library row of the same case (CUB's); "
                              "x one CPU core: the recurrence against the CPU loop on one core. "
                              + device_note(meta, CH13_COMMAND))
 
@@ -625,26 +625,19 @@ def ch13_summary():
         algorithm, kernel = ch13_kernel_split(r["variant"])
         groups.setdefault((r["app"], algorithm, r["param"]), []).append((kernel, r))
 
-    def pct(r):
-        f = number(r.get("copy_fraction"))
-        return f"{100 * f:.1f}%" if f else "-"
-
-    def cell(r):
-        return f"{float(r['median_ms']):.4g} ({pct(r)}, {ratio_text(number(r['x_library']))}x)"
-
     out = ["| application | case | n | the chapter's kernel (per tile) | fastest of ours | library |",
            "|---|---|---|---|---|---|"]
     for (app, algorithm, param), kernels in groups.items():
         lib = libraries.get((app, param))
         chapter = next((r for k, r in kernels if k == "per tile"), None)
         kernel, best = min(kernels, key=lambda kr: float(kr[1]["median_ms"]))
-        fastest = "the same" if best is chapter else f"{kernel}: {cell(best)}"
-        library = f"{lib['variant']}: {float(lib['median_ms']):.4g} ({pct(lib)})" if lib else "-"
+        fastest = "the same" if best is chapter else f"{kernel}: {rate(best)}"
+        library = f"{lib['variant']}: {rate(lib)}" if lib else "-"
         out.append(f"| {app}: {algorithm} | {param} | {exponent(int(best['n']))} | "
-                   f"{cell(chapter) if chapter else '-'} | {fastest} | {library} |")
-    return "\n".join(out) + ("\n\nEach cell: median ms (% of the copy's bandwidth, x library: the library's time "
-                             "over ours, in the same run); the medians are of 20 timed runs, the sort's of 5. "
-                             + CH13_BYTES.split(" recurrence")[0].rstrip(";") + ". "
+                   f"{rate(chapter) if chapter else '-'} | {fastest} | {library} |")
+    return "\n".join(out) + ("\n\nEach cell: the median time (% of the copy's bandwidth, x library: the library's "
+                             "time over ours, in the same run); the medians are of 20 timed runs, the sort's of 5. "
+                             + CH13_SCATTER_BYTES + ". "
                              + device_note(meta, CH13_COMMAND))
 
 
@@ -662,8 +655,7 @@ def ch13_recurrence():
         out.append(f"| {r['param']} | {r['variant']} | {exponent(int(r['n']))} | {float(r['median_ms']):.4g} | "
                    + (f"{float(r['gbps']):.0f}" if r.get("gbps") else "-") + " | "
                    + (f"{100 * fraction:.1f}%" if fraction else "-") + " | " + (f"{x:.0f}" if x else "-") + " |")
-    return "\n".join(out) + ("\n\nBytes counted: 12 per element (a and b in, x out), 16 for chapter 12's packed "
-                             "pairs. x one CPU core: the CPU loop's time over the row's. "
+    return "\n".join(out) + ("\n\nBytes counted: " + CH13_RECURRENCE_BYTES + ". x one CPU core: the CPU loop's time over the row's. "
                              + device_note(meta, "ch13_applications --n 256M --app recurrence --reps 10 --csv"))
 
 
