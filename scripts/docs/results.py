@@ -681,6 +681,376 @@ def ch14_table():
 
 
 
+# ---------------------------------------------------------------------------
+# Sentences of the chapter texts that quote a measured figure: generated from
+# the same files as the tables, rounded as the tables round, so a text and
+# its table cannot disagree. Each returns one paragraph (or a short list),
+# wrapped like the hand-written text around it.
+
+def prose(text, width=76):
+    """Wraps a paragraph at `width` columns, never inside a code span or a
+    $...$ formula (GitHub and Doxygen read either across a line break, but
+    the checks look for whole ones on a line)."""
+    # A number and its unit stay on one line.
+    text = re.sub(r"(\d) (ms|µs|ns|GB/s|TB/s|GiB|MiB|n\b)", "\\1\x00\\2", text)
+    words, current, quote = [], "", None
+    for ch in text:
+        if ch in "`$" and (quote is None or quote == ch):
+            quote = None if quote == ch else ch
+        if ch == " " and quote is None:
+            words.append(current)
+            current = ""
+        else:
+            current += ch
+    words.append(current)
+    lines, line = [], ""
+    for w in words:
+        if line and len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}" if line else w
+    lines.append(line)
+    return "\n".join(lines).replace("\x00", " ")
+
+
+def bullets(items, width=76):
+    """A Markdown list of wrapped paragraphs, continuation lines indented."""
+    out = []
+    for item in items:
+        lines = prose(item, width - 2).split("\n")
+        out.append("- " + lines[0])
+        out += ["  " + l for l in lines[1:]]
+    return "\n".join(out)
+
+
+def gbps_text(g):
+    """GB/s as the chapters' tables print a cell."""
+    return f"{g:.2f}" if g < 10 else f"{g:.1f}" if g < 100 else f"{g:.0f}"
+
+
+def board(chapter, variant, n, dtype="int32"):
+    rows, _ = scoreboard()
+    r = next((r for r in rows if r["chapter"] == chapter and r["variant"] == variant and r["type"] == dtype
+              and r["n"] == n), None)
+    if r is None:
+        raise SystemExit(f"results.py: scoreboard.csv has no row {chapter} {variant} {dtype} n = {n}")
+    return r
+
+
+def block_ms(chapter, variant, block=128):
+    rows, _ = read_csv(RESULTS / f"block-ch{chapter}-{block}.csv")
+    r = next(r for r in rows if r["variant"] == variant and r["status"] == "PASS")
+    return float(r["median_ms"])
+
+
+def ch00_copy():
+    """Chapter 00: the copy ceiling at 2^28 and the latency of small n."""
+    rows, meta = scoreboard()
+    if not rows:
+        return "*Not measured yet.*"
+    big, l2 = 1 << 28, 1 << 22
+    memcpy, kernel = board("00", "cudaMemcpy", big), board("00", "copy-kernel", big)
+    peak = float(meta.get("peak_gbps", "0") or 0)
+    return prose(
+        f"At $2^{{28}}$ int32 in the scoreboard (`docs/results/scoreboard.csv`), `cudaMemcpyAsync` moves "
+        f"{memcpy['gbps'] / 1000:.1f} TB/s ({100 * memcpy['gbps'] / peak:.0f}% of the peak) and a plain copy "
+        f"kernel with 16-byte accesses {kernel['gbps'] / 1000:.1f} TB/s. A scan at the copy's speed would be "
+        "perfect.")
+
+
+def ch00_small():
+    rows, _ = scoreboard()
+    if not rows:
+        return "*Not measured yet.*"
+    small = sorted({r["n"] for r in rows if r["n"] <= 1 << 20})
+
+    def us(variant):
+        times = [1000 * board("00", variant, n)["median_ms"] for n in small]
+        return f"{min(times):.1f} to {max(times):.1f} µs"
+    l2 = 1 << 22
+    return prose(
+        f"In the scoreboard, from $2^{{{small[0].bit_length() - 1}}}$ to $2^{{{small[-1].bit_length() - 1}}}$ "
+        f"elements the copy takes {us('cudaMemcpy')} and CUB {us('cub::DeviceScan')}, whatever n: the cost of "
+        "launching kernels, where the bandwidth column means little. At $2^{22}$, where the data still fit in "
+        f"L2, `cudaMemcpy` shows {board('00', 'cudaMemcpy', l2)['gbps'] / 1000:.2f} TB/s and the copy kernel "
+        f"{board('00', 'copy-kernel', l2)['gbps'] / 1000:.2f} TB/s, above the DRAM peak.")
+
+
+def ch01_table():
+    path = RESULTS / "ch01-dev-machine.csv"
+    if not path.exists():
+        return "*Not measured yet.*"
+    rows, _ = read_csv(path)
+    out = ["| variant | median ms | GB/s | % of memcpy |", "|---|---|---|---|"]
+    for r in rows:
+        name = {"blocked-threads": "blocked-threads (2 threads)", "copy (memcpy)": "memcpy"}.get(
+            r["variant"], r["variant"])
+        fraction = float(r["copy_fraction"])
+        out.append(f"| {name} | {float(r['median_ms']):.2f} | {float(r['gbps']):.2f} | "
+                   + ("100%" if r["variant"].startswith("copy") else f"{100 * fraction:.1f}%") + " |")
+    return "\n".join(out)
+
+
+def ncu_kernel_ns(path, kernel):
+    """The longest gpu__time_duration of a kernel in an ncu CSV (ns)."""
+    text = path.read_text()
+    rows = csv.DictReader(io.StringIO(text[text.find('"ID"'):]))
+    return max(float(r["Metric Value"].replace(",", "")) for r in rows
+               if r["Metric Name"] == "gpu__time_duration.sum" and kernel in r["Kernel Name"])
+
+
+def carry_pass():
+    """Chapters 02 and 08: the carry pass against the copy, at 2^28."""
+    path = RESULTS / "explore" / "ncu-time-07-vector-transposed.csv"
+    rows, _ = scoreboard()
+    if not rows or not path.exists():
+        return "*Not measured yet.*"
+    carry = ncu_kernel_ns(path, "add_tile_carries") / 1e6
+    memcpy = board("00", "cudaMemcpy", 1 << 28)["median_ms"]
+    return prose(
+        f"At $n = 2^{{28}}$ the carry pass takes {carry:.3f} ms under `ncu` "
+        "(`docs/results/explore/ncu-time-07-vector-transposed.csv`), about what `cudaMemcpy` takes for the "
+        f"same bytes in the scoreboard's timed runs ({memcpy:.3f} ms).")
+
+
+def ch04_vs_ch03():
+    ours, theirs = block_ms("04", "double-buffer"), block_ms("03", "kogge-stone")
+    return prose(
+        "Against [chapter 03](../03_shared_memory/README.md) at $2^{28}$ (int32, `--block 128` in both "
+        f"chapters' block tables): {ours:.3f} ms instead of {theirs:.3f} ms, "
+        f"{100 * (theirs / ours - 1):.0f}% faster.")
+
+
+def ch05_padding():
+    def metric(v, name):
+        return ncu_sum(RESULTS / f"ncu-ch05-{v}.csv", name)[0]
+    load = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+    wave = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
+    if metric("padded", load) is None:
+        return "*Not measured yet.*"
+    cut = lambda name: 100 * (1 - metric("padded", name) / metric("two-per-thread", name))
+    return prose(f"Against two-per-thread, padding removes {cut(load):.0f}% of the load conflicts and "
+                 f"{cut(wave):.0f}% of the wavefronts.")
+
+
+def ch05_divergent():
+    kogge, divergent = block_ms("04", "double-buffer"), block_ms("05", "divergent")
+    return prose(
+        "Compare with [chapter 04](../04_double_buffer/README.md) (Kogge-Stone, double-buffered) at "
+        f"$2^{{28}}$, both with `--block 128`: {kogge:.3f} ms. Brent-Kung *with the divergent mapping the "
+        f"readings start with* takes {divergent:.3f} ms: {divergent / kogge:.2f} times as long while doing a "
+        "third of the operations (for its 128-element tiles).")
+
+
+def ch06_vs_ch04():
+    n = 1 << 28
+    ours, theirs = board("06", "warp-shuffle", n), board("04", "double-buffer", n)
+    return prose(
+        f"At $2^{{28}}$ our warp-shuffle scan runs at {gbps_text(ours['gbps'])} GB/s "
+        f"({ratio_text(ours['x_cub'])}x CUB) against [chapter 04](../04_double_buffer/README.md)'s "
+        f"{gbps_text(theirs['gbps'])} GB/s ({ratio_text(theirs['x_cub'])}x), in the scoreboard.")
+
+
+def ch07_sweep_summary():
+    path = RESULTS / "sweep-ch07.csv"
+    if not path.exists():
+        return "*Not measured yet.*"
+    rows, _ = read_csv(path)
+    ok = [r for r in rows if r["status"] == "PASS" and not r["variant"].startswith(("copy", "cub"))]
+    tiles = [r for r in ok if r["variant"].startswith("tile-")]
+    full = [r for r in ok if not r["variant"].startswith("tile-")]
+
+    def span(values, fmt):
+        return f"{fmt(min(values))} to {fmt(max(values))}"
+    shapes = [r["variant"][len("tile-"):] for r in tiles]
+    keep = "256x16"
+    gap = max(float(next(r for r in group if r["variant"] == name)["median_ms"])
+              / min(float(r["median_ms"]) for r in group) - 1
+              for group, name in ((full, keep), (tiles, "tile-" + keep)))
+    return prose(
+        f"The tile kernel alone runs at the speed of the copy for every shape from {shapes[0]} to {shapes[-1]}: "
+        f"{span([float(r['gbps']) / 1000 for r in tiles], lambda g: f'{g:.2f}')} TB/s, "
+        f"{span([float(r['x_cub']) for r in tiles], ratio_text)} times CUB's full scan. The full scans are "
+        f"flat at {span([float(r['x_cub']) for r in full], ratio_text)} of CUB and "
+        f"{span([100 * float(r['copy_fraction']) for r in full], lambda f: f'{f:.0f}')}% of the copy whatever "
+        f"the shape. {keep}, the shape the chapter keeps, is within {max(1, -int(-100 * gap // 1))}% of the "
+        "best time in both the full-scan and the tile-only rows.")
+
+
+def ch08_dram_note():
+    targets = [("07", "vectorized", 4), ("07", "tile-only", 2), ("08", "scan-then-propagate", 4),
+               ("08", "reduce-then-scan", 3), ("08", "fixed-grid", 3), ("09", "chained", 2), ("10", "tuned", 2)]
+    n, element = 1 << 26, 4
+    gaps, single = [], []
+    for c, v, count in targets:
+        path = RESULTS / f"ncu-dram-{c}-{v}.csv"
+        read, cub_read = ncu_sum(path, "dram__bytes_read.sum")
+        write, cub_write = ncu_sum(path, "dram__bytes_write.sum")
+        if read is None:
+            return "*Not measured yet.*"
+        total = (read + write) / (n * element)
+        gaps.append(abs(total / count - 1))
+        if count == 2 and v != "tile-only":
+            single.append(float(f"{total:.2f}"))
+        if cub_read and len(single) == 1 + (c == "10"):
+            cub = (cub_read + cub_write) / (n * element)
+    single.append(float(f"{cub:.2f}"))
+    gaps.append(abs(cub / 2 - 1))
+    bound = -int(-100 * max(gaps) // 1)
+    return prose(
+        f"The counts hold to within {bound}%: the L2 cache (50 MB) is too small to keep a 256 MiB array between "
+        "passes, so every pass goes to DRAM. The writes come out a little under the count because the last "
+        "few megabytes written are still in L2 when the kernel ends. The single-pass scans of chapters "
+        "[09](../09_stream_scan/README.md) and [10](../10_decoupled_lookback/README.md), and CUB, move "
+        f"{min(single):.2f} to {max(single):.2f} n.")
+
+
+def ch08_compare():
+    n = 1 << 28
+    rts, stp, grid = (board("08", v, n) for v in ("reduce-then-scan", "scan-then-propagate", "fixed-grid"))
+    return prose(
+        f"At $2^{{28}}$ int32 in the scoreboard, reduce-then-scan takes {rts['median_ms']:.3g} ms, "
+        f"{ratio_text(rts['x_cub'])}x CUB: the 25% fewer bytes than scan-then-propagate "
+        f"({stp['median_ms']:.3g} ms) turn into {100 * (1 - rts['median_ms'] / stp['median_ms']):.0f}% less "
+        f"time. The fixed grid moves the same bytes as reduce-then-scan but takes {grid['median_ms']:.3g} ms.")
+
+
+CH09_TILES = {"chained-1k": 1024, "chained": 4096, "chained-16k": 16384}
+
+
+def ch09_hops():
+    """Chapter 09: time per tile at 2^28, from the scoreboard."""
+    rows, _ = scoreboard()
+    if not rows:
+        return "*Not measured yet.*"
+    n = 1 << 28
+    out = ["| variant | tile | tiles | time | time per tile |", "|---|---|---|---|---|"]
+    hops = {}
+    for v, tile in CH09_TILES.items():
+        r = board("09", v, n)
+        hops[v] = 1000 * r["median_ms"] / (n // tile)
+        out.append(f"| {v} | {tile} | {n // tile} | {r['median_ms']:.1f} ms | {hops[v]:.2f} µs |")
+    cub = board("00", "cub::DeviceScan", n)
+    best = max((board("09", v, n) for v in CH09_TILES), key=lambda r: r["gbps"])
+    hop = hops["chained"]
+    tile = n / (cub["median_ms"] * 1000 / hop)
+    return "\n".join(out) + "\n\n" + prose(
+        f"Time: the scoreboard's median (`docs/results/scoreboard.csv`); time per tile: that time over the "
+        f"number of tiles. To match CUB's {cub['median_ms']:.2f} ms at $2^{{28}}$ with hops of {hop:.2f} µs, a "
+        f"tile would need about {round(tile, -4):,.0f} elements, more than a block's registers and shared "
+        f"memory hold. The best variant here reaches {ratio_text(best['x_cub'])} of CUB.")
+
+
+def ch10_tile_rate():
+    n, tiles = 1 << 28, 65536     # tiles of 256 x 16 elements
+    v3, v4 = board("10", "packed", n), board("10", "packed-settle", n)
+    every = sorted(1e6 * r["median_ms"] / tiles for r in (v3, v4))
+    per_us = sorted(tiles / (1000 * r["median_ms"]) for r in (v3, v4))
+    return prose(
+        f"At $2^{{28}}$ (the scoreboard) variant 3 scans its {tiles:,} tiles in {v3['median_ms']:.3f} ms and "
+        f"variant 4 in {v4['median_ms']:.3f} ms: a new tile starts every {every[0]:.0f} to {every[1]:.0f} ns, "
+        f"{per_us[0]:.0f} to {per_us[1]:.0f} tiles per microsecond.")
+
+
+def ch10_where():
+    rows, _ = scoreboard()
+    if not rows:
+        return "*Not measured yet.*"
+    big = 1 << 28
+    v4 = board("10", "packed-settle", big)
+    sizes = sorted({r["n"] for r in rows if r["chapter"] == "10" and r["n"] >= 1 << 14})
+    behind = []
+    for n in sizes:
+        best = best_full(rows, "08", "int32", n)
+        if board("10", "packed-settle", n)["gbps"] <= best["gbps"]:
+            behind.append((n, best))
+    rts = best_full(rows, "08", "int32", big)
+    text = (f"**Where it stands.** With every tile reading its input once and writing it once, variant 4 "
+            f"reaches {100 * v4['copy_fraction']:.0f}% of the copy at $2^{{28}}$ on the H100 "
+            f"({ratio_text(v4['x_cub'])}x CUB), and beats chapter 08's best two-pass scan ({rts['variant']}: "
+            f"{ratio_text(rts['x_cub'])}x CUB at $2^{{28}}$) at every size of the scoreboard from "
+            f"$2^{{{sizes[0].bit_length() - 1}}}$ on")
+    if behind:
+        text += " except " + " and ".join(
+            f"$2^{{{n.bit_length() - 1}}}$ ({ratio_text(board('10', 'packed-settle', n)['x_cub'])}x CUB against "
+            f"{b['variant']}'s {ratio_text(b['x_cub'])}x)" for n, b in behind) + ", in a single run"
+    small, mid = 1 << 16, 1 << 20
+    names = {"warp-lookback": 2, "packed": 3, "packed-settle": 4}
+    ahead = [ratio_text(board("10", v, small)["x_cub"]) for v in names]
+    mid_ahead = [(k, board("10", v, mid)["x_cub"]) for v, k in names.items()]
+    ahead_mid = ", ".join(f"variant {k} {ratio_text(x)}x" for k, x in mid_ahead)
+    text += (f". At $2^{{16}}$, where the data sit in L2, variants 2 to 4 are ahead of CUB "
+             f"({min(ahead)}x to {max(ahead)}x); at $2^{{20}}$ the ratios are {ahead_mid}.")
+    return prose(text)
+
+
+def ch14_summary():
+    path = RESULTS / "ch14-h200x2.csv"
+    if not path.exists():
+        return "*Not measured yet.*"
+    rows, meta = read_csv(path)
+    one = next(r for r in rows if r["gpus"] == "1" and r["n"] == rows[0]["n"])
+    proc = next(r for r in rows if r["mode"] == "one process" and r["gpus"] == "2")
+    ranks = next(r for r in rows if r["mode"] == "one rank per GPU")
+    half = next(r for r in rows if r["gpus"] == "1" and r is not one)
+    f = lambda r, k="median_ms": float(r[k])
+    speed = lambda r: ratio_text(f(one) / f(r))
+    peak = float(re.search(r"peak (\d+) GB/s", meta.get("device", "")).group(1))
+    shard = int(half["n"])
+    reduce_rate = shard * 4 / (f(proc, "reduce_ms") * 1e6)
+    scan_rate = shard * 8 / (f(proc, "scan_ms") * 1e6)
+    slow_reduce = f(proc, "scan_ms") / 2
+    slow_total = slow_reduce + f(proc, "exchange_ms") + f(proc, "scan_ms")
+    weak = lambda r: 100 * (f(r) / f(half) - 1)
+    return bullets([
+        f"**{speed(proc)} times one GPU.** The one-GPU row, chapter 11's scan on one of the same GPUs in the "
+        f"same run, takes {f(one):.3f} ms for $2^{{32}}$ elements ({float(one['gbps']):.0f} GB/s). Two GPUs in "
+        f"one process take {f(proc):.3f} ms: {speed(proc)} times faster. One process per GPU, measured in an "
+        f"earlier call, takes {f(ranks):.3f} ms, {speed(ranks)} times the one-GPU row. Its phases: reduce "
+        f"{f(ranks, 'reduce_ms'):.3f}, exchange {f(ranks, 'exchange_ms'):.3f}, scan {f(ranks, 'scan_ms'):.3f} ms, "
+        f"against {f(proc, 'reduce_ms'):.3f}, {f(proc, 'exchange_ms'):.3f} and {f(proc, 'scan_ms'):.3f} ms in "
+        "one process.",
+        f"**Why {speed(proc)} beats the 1.33 of the byte count.** The count assumes every byte moves at one "
+        "rate. Dividing the file's bytes by its times (our arithmetic, not a column of the file): the reduce "
+        f"reads $2^{{31}}$ int32 (8 GiB) in {f(proc, 'reduce_ms'):.3f} ms, {reduce_rate:.0f} GB/s, "
+        f"{100 * reduce_rate / peak:.0f}% of the peak of {peak:.0f} GB/s computed from the memory's clock and "
+        f"bus width; the shard's scan reads and writes $2^{{31}}$ in {f(proc, 'scan_ms'):.3f} ms, "
+        f"{scan_rate:.0f} GB/s, about the rate of the one-GPU scan of $2^{{32}}$ ({float(one['gbps']):.0f} "
+        "GB/s). A stream that only reads runs faster than one that reads and writes. Had the reduce run at "
+        f"the scan's rate it would have taken {slow_reduce:.3f} ms, and the total about {slow_total:.2f} ms: "
+        f"{ratio_text(f(one) / slow_total)} times one GPU.",
+        f"**Weak scaling within {max(weak(proc), weak(ranks)):.1f}% of flat.** One GPU running the same three "
+        f"phases on $2^{{31}}$ elements (`--gpus 1`) takes {f(half):.3f} ms (reduce {f(half, 'reduce_ms'):.3f}, "
+        f"exchange {f(half, 'exchange_ms'):.3f}, scan {f(half, 'scan_ms'):.3f}). Two GPUs on twice as much take "
+        f"{f(proc):.3f} ms in one process, {weak(proc):.2f}% more, and {f(ranks):.3f} ms as ranks, "
+        f"{weak(ranks):.2f}% more. The difference is almost all the exchange ({f(proc, 'exchange_ms'):.3f} "
+        f"against {f(half, 'exchange_ms'):.3f} ms).",
+    ])
+
+
+def readme_headline():
+    """The README's opening figures: chapter 11's `fastest` at 2^28 on each GPU."""
+    def at(tag):
+        path = RESULTS / f"ch11-sizes-{tag}.csv"
+        rows, _ = read_csv(path)
+        n = 1 << 28
+
+        def times(variant):
+            return [float(r["median_ms"]) for r in rows if r["variant"] == variant and int(r["n"]) == n]
+        ours, cub, copy = times("fastest"), times("cub::DeviceScan"), times("copy (cudaMemcpy D2D)")
+        mid = lambda v: sorted(v)[len(v) // 2]
+        return mid([c / o for c, o in zip(copy, ours)]), mid([c / o for c, o in zip(cub, ours)])
+    (f100, x100), (f200, x200) = at("h100"), at("h200")
+    board_x = best_full(scoreboard()[0], "11", "int32", 1 << 28)["x_cub"]
+    return prose(
+        f"At 2^28 int32 elements chapter 11's `fastest` scan runs on an H100 at {100 * f100:.0f}% of the "
+        f"copy's bandwidth and {ratio_text(x100)} times CUB's speed, and on an H200, with its own recipe, at "
+        f"{100 * f200:.0f}% and {ratio_text(x200)} times (the median of five runs each, "
+        "`docs/results/ch11-sizes-h100.csv` and `ch11-sizes-h200.csv`; the scoreboard below is one run and "
+        f"has {ratio_text(board_x)}).")
+
+
 DATA_GROUPS = [
     ("The scoreboard (every variant, n = 2^10 .. 2^28)", r"scoreboard\."),
     ("Chapter runs at n = 2^30", r"ch\d\d-1G-"),
@@ -731,6 +1101,22 @@ GENERATORS = {
     "ch14": ch14_table,
     "ch05-banks": bank_table,
     "ch08-dram": dram_table,
+    "ch00-copy": ch00_copy,
+    "ch00-small": ch00_small,
+    "ch01": ch01_table,
+    "carry-pass": carry_pass,
+    "ch04-vs-ch03": ch04_vs_ch03,
+    "ch05-padding": ch05_padding,
+    "ch05-divergent": ch05_divergent,
+    "ch06-vs-ch04": ch06_vs_ch04,
+    "ch07-sweep-summary": ch07_sweep_summary,
+    "ch08-dram-note": ch08_dram_note,
+    "ch08-compare": ch08_compare,
+    "ch09-hops": ch09_hops,
+    "ch10-tile-rate": ch10_tile_rate,
+    "ch10-where": ch10_where,
+    "ch14-summary": ch14_summary,
+    "readme-headline": readme_headline,
 }
 for _ch in CHAPTER_TITLES:
     if _ch != "01":
