@@ -321,27 +321,51 @@ struct LaunchState {
   std::size_t reset_bytes;  ///< bytes from `ticket` that must be zero before a launch
 };
 
+/// A ticket and an array of per-tile words, taken from a workspace in that
+/// order, so that one memset clears both.
+template <class Word>
+struct TicketAndWords {
+  unsigned* ticket;         ///< the tile counter
+  Word* words;              ///< the tiles' words, right after it
+  std::size_t reset_bytes;  ///< bytes from `ticket` to the end of the words to clear (0 when measuring)
+};
+
+/// Takes the ticket and `tiles` words from `workspace`, of which the first
+/// `reset_tiles` are to be cleared before a launch. The one function every
+/// single-pass kernel of chapters 10-13 takes its scratch with: reserve()
+/// calls it with a measuring workspace and run() with the real one, so the
+/// two cannot disagree.
+template <class Word>
+TicketAndWords<Word> take_ticket_and_words(Workspace& workspace, std::size_t tiles, std::size_t reset_tiles) {
+  unsigned* ticket = workspace.take<unsigned>(1);
+  Word* words = workspace.take<Word>(tiles);
+  const std::size_t reset_bytes =
+      ticket == nullptr ? 0
+                        : static_cast<std::size_t>(reinterpret_cast<const char*>(words + reset_tiles) -
+                                                   reinterpret_cast<const char*>(ticket));
+  return {ticket, words, reset_bytes};
+}
+
+/// take_ticket_and_words() with every word cleared.
+template <class Word>
+TicketAndWords<Word> take_ticket_and_words(Workspace& workspace, std::size_t tiles) {
+  return take_ticket_and_words<Word>(workspace, tiles, tiles);
+}
+
 /// Takes the ticket and the states of `tiles` tiles from `workspace`, for
-/// SplitTileState or PackedTileState (while measuring, every pointer is null).
+/// SplitTileState (the status words are cleared, the values need not be)
+/// or PackedTileState (while measuring, every pointer is null).
 template <class State, class T>
 LaunchState<State> take_launch_state(Workspace& workspace, std::size_t tiles) {
-  unsigned* ticket = workspace.take<unsigned>(1);
-  // Bytes from the ticket to the end of `count` words at `words`.
-  const auto reset_bytes = [ticket](const auto* words, std::size_t count) -> std::size_t {
-    if (ticket == nullptr) return 0;
-    return static_cast<std::size_t>(reinterpret_cast<const char*>(words) + count * sizeof(*words) -
-                                    reinterpret_cast<const char*>(ticket));
-  };
   if constexpr (std::is_same_v<State, PackedTileState<T>>) {
-    auto* words = workspace.take<unsigned long long>(tiles);
-    return {ticket, State{words}, reset_bytes(words, tiles)};
+    const auto taken = take_ticket_and_words<unsigned long long>(workspace, tiles);
+    return {taken.ticket, State{taken.words}, taken.reset_bytes};
   } else {
     static_assert(std::is_same_v<State, SplitTileState<T>>, "a tile state of this chapter");
-    unsigned* status = workspace.take<unsigned>(tiles);
-    const std::size_t reset = reset_bytes(status, tiles);
+    const auto taken = take_ticket_and_words<unsigned>(workspace, tiles);
     T* aggregates = workspace.take<T>(tiles);
     T* prefixes = workspace.take<T>(tiles);
-    return {ticket, State{status, aggregates, prefixes}, reset};
+    return {taken.ticket, State{taken.words, aggregates, prefixes}, taken.reset_bytes};
   }
 }
 

@@ -73,13 +73,8 @@ using TileState = std::conditional_t<
 template <class State, class T>
 ch10::LaunchState<State> take_states(Workspace& workspace, std::size_t tiles) {
   if constexpr (std::is_same_v<State, WideTileState<T>>) {
-    unsigned* ticket = workspace.take<unsigned>(1);
-    auto* words = workspace.take<typename WideTileState<T>::Word>(tiles);
-    const std::size_t reset =
-        ticket == nullptr ? 0
-                          : static_cast<std::size_t>(reinterpret_cast<const char*>(words + tiles) -
-                                                     reinterpret_cast<const char*>(ticket));
-    return {ticket, State{words}, reset};
+    const auto taken = ch10::take_ticket_and_words<typename WideTileState<T>::Word>(workspace, tiles);
+    return {taken.ticket, State{taken.words}, taken.reset_bytes};
   } else {
     return ch10::take_launch_state<State, T>(workspace, tiles);
   }

@@ -5,6 +5,8 @@
 /// loads and stores with its mbarriers, and the two persistent kernels.
 #pragma once
 
+#include <type_traits>
+
 #include "prefetch.cuh"
 
 namespace scan::ch11 {
@@ -120,7 +122,15 @@ struct BulkStorage {
 };
 
 // [ring]
-/// The parts both bulk kernels share: which tiles travel in bulk, taking
+/// The loads a tile needs besides its values: none (chapter 12 adds its
+/// head flags).
+struct NoExtraLoads {
+  static constexpr unsigned kBytes = 0;  ///< bytes they bring into the stage's barrier
+  /// Starts them for the tile at `start`, loading into `stage`.
+  __device__ void operator()(int /*stage*/, std::int64_t /*start*/, std::uint64_t* /*landed*/) const {}
+};
+
+/// The parts every bulk kernel shares: which tiles travel in bulk, taking
 /// tickets and starting loads, reading a tile's items.
 template <int ScanThreads, int Items, int Stages, class T>
 struct BulkTiles {
@@ -142,15 +152,20 @@ struct BulkTiles {
   }
   /// One thread: takes the next ticket and starts loading its tile into
   /// `stage`. Every fill completes one phase of the stage's barrier
-  /// `landed`: the one arrival it expects, and the tile's bytes.
-  __device__ void refill(int stage, unsigned* ticket) const {
+  /// `landed`: the one arrival it expects, and the tile's bytes. `extra`
+  /// starts the loads a job adds to a tile (chapter 12's head flags) on the
+  /// same barrier: Extra::kBytes more bytes to expect.
+  template <class Extra = NoExtraLoads>
+  __device__ void refill(int stage, unsigned* ticket, const Extra& extra = {}) const {
     const unsigned tile = atomicAdd(ticket, 1u);  // tiles in ticket order, as in chapter 09
     shared.tile_of[stage] = tile;
     if (ahead != 0) prefetch_range_l2(in, n, (std::int64_t{tile} + ahead) * kTile, kTile);  // step 5
     if (tile < tiles && bulk(tile)) {
-      tma::arrive_expecting(&shared.landed[stage], kTileBytes);  // arrive, and expect this many bytes
-      tma::load(shared.stage[stage], in + static_cast<std::int64_t>(tile) * kTile, kTileBytes,
-                &shared.landed[stage]);  // the copy engine counts the bytes in as they land
+      const std::int64_t start = static_cast<std::int64_t>(tile) * kTile;
+      tma::arrive_expecting(&shared.landed[stage], kTileBytes + Extra::kBytes);  // arrive, and expect this many bytes
+      extra(stage, start, &shared.landed[stage]);
+      // The copy engine counts the bytes in as they land.
+      tma::load(shared.stage[stage], in + start, kTileBytes, &shared.landed[stage]);
     } else {
       tma::arrive(&shared.landed[stage]);  // nothing to wait for
     }
@@ -207,17 +222,31 @@ __device__ void init_ring(Storage& shared) {
 }
 // [ring]
 
-// [bulk kernel]
-/// A persistent block scans tile after tile, in ticket order. Thread 0
-/// takes the tickets and loads the tiles with bulk copies into a ring of
-/// `Stages` shared-memory stages, `Stages - 2` tiles ahead of the one being
-/// scanned. For each tile k the block
-///  1. (as soon as tile k + 1 has landed) publishes tile k + 1's aggregate:
-///     the look-back of others never waits for a tile this block holds;
-///  2. looks back for tile k (warp 0) and publishes its inclusive prefix;
-///  3. finishes tile k in its stage and stores it with one bulk copy.
-/// Tiles that cannot travel in bulk (the last, partial one, or unaligned
-/// pointers) are read and written by the threads directly.
+// [ring loop]
+/// The loop of every persistent bulk-copy kernel: this chapter's scan,
+/// chapter 12's segmented scan and chapter 13's compaction run it with
+/// their own tile job. A persistent block takes tiles in ticket order; its
+/// ring thread loads them with bulk copies into a ring of `Stages`
+/// shared-memory stages, `Stages - 2` tiles ahead of the one being
+/// finished. For each tile k the block
+///  1. (as soon as tile k + 1 has landed) reduces tile k + 1 and publishes
+///     its aggregate: the look-back of others never waits for a tile this
+///     block holds;
+///  2. looks back for tile k (warp 0);
+///  3. finishes tile k and, if the job keeps it in its stage, stores it
+///     with one bulk copy.
+///
+/// What a tile is, the job says (ScanTileJob below is this chapter's):
+///  - `Carry`: what a thread keeps of a tile from step 1 to step 3;
+///  - `refill(stage)`: the ring thread takes a ticket and starts its loads;
+///  - `reduce(tile, stage)`: step 1, every thread; returns the Carry;
+///  - `look_back(tile, carry)`: step 2, warp 0; leaves the tile's prefix in
+///    shared memory for step 3;
+///  - `hold(tile, stage, carry)`: step 2 for the other warps, while warp 0
+///    looks back (a `Held` of nothing, or chapter 13's items picked again);
+///  - `finish(tile, stage, carry, held)`: step 3, after a barrier;
+///  - `kStoresInBulk`: finish() leaves the tile in its stage, for the ring
+///    thread to store in bulk (false: the threads wrote it themselves).
 ///
 /// With `RefillInLookBack` a thread of the second warp stores the tiles
 /// and refills the ring, and it refills the stage of tile k - 1 while warp 0
@@ -225,102 +254,159 @@ __device__ void init_ring(Storage& shared) {
 /// instead of after tile k is finished. The load then has the look-back
 /// and the finishing of a tile more to arrive in, so three stages do what
 /// four did, and the shared memory saved holds a fourth block per SM.
-/// `ticket` and the tile states must be zero at launch.
-template <int Threads, int Items, int Stages, class Walker, class State, class T, class Op,
-          bool RefillInLookBack = false>
-__global__ void __launch_bounds__(Threads)
-    bulk_look_back_scan(const T* in, T* out, std::int64_t n, Kind kind, unsigned* ticket, State state,
-                        BackOff wait, Op op, const T* seed, unsigned ahead) {
-  static_assert(Stages >= 3, "one stage scanned, one looked ahead, one being refilled");
-  using Tiles = BulkTiles<Threads, Items, Stages, T>;
-  auto& shared = *dynamic_shared<typename Tiles::Storage>();
-  const Tiles ring{shared, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, Tiles::kTile)),
-                   (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0, ahead};
-  const T first = seed != nullptr ? *seed : Op::template identity<T>();  // what comes before tile 0
-  // Step 1 for `tile`: its aggregate, published, and each thread's
-  // exclusive prefix within the tile (`before`).
-  const auto reduce = [&](unsigned tile, int stage, T& before) {
-    T items[Items];
-    ring.template read<Op>(tile, stage, items);
-    T thread_total = items[0];
-#pragma unroll
-    for (int j = 1; j < Items; ++j) thread_total = op(thread_total, items[j]);
-    T aggregate;
-    before = ch06::block_exclusive_scan(thread_total, op, shared.scan, aggregate);
-    if (threadIdx.x == 0) {
-      if (tile == 0 && !Walker::kGrouped) {
-        state.publish(0, Status::prefix, op(first, aggregate));  // tile 0 knows its prefix at once
-      } else {
-        state.publish(tile, Status::aggregate, aggregate);
-      }
-    }
-    return aggregate;
-  };
-
+template <int Stages, bool RefillInLookBack, class Job>
+__device__ __forceinline__ void run_ring(Job& job) {
+  static_assert(Stages >= 3, "one stage finished, one reduced ahead, one being refilled");
+  static_assert(!RefillInLookBack || Job::kStoresInBulk, "the early refill waits for the bulk stores");
   // The thread that stores tiles and refills stages (a bulk store is
   // waited for by the thread that issued it).
-  static_assert(!RefillInLookBack || Threads > kWarpSize, "a second warp to refill");
   constexpr unsigned kRingThread = RefillInLookBack ? kWarpSize : 0;
+  const auto& ring = job.ring;
+  const auto next_stage = [](unsigned i) { return static_cast<int>(i % Stages); };
 
-  if (threadIdx.x == 0) init_ring<typename Tiles::Storage, Stages>(shared);
+  if (threadIdx.x == 0) init_ring<std::remove_reference_t<decltype(ring.shared)>, Stages>(ring.shared);
   __syncthreads();
   if (threadIdx.x == kRingThread) {
-    for (int s = 0; s < Stages - 1; ++s) ring.refill(s, ticket);
+    for (int s = 0; s < Stages - 1; ++s) job.refill(s);
   }
   unsigned tile = ring.arrived(0);
   if (tile >= ring.tiles) return;
-  T before;
-  T aggregate = reduce(tile, 0, before);
+  typename Job::Carry carry = job.reduce(tile, 0);
   // The loop's first reduce() writes the block scan's storage again: every
   // thread must have read this one's total first (inside the loop, the
   // barriers of steps 2 and 3 separate one reduce() from the next).
   __syncthreads();
   for (unsigned i = 0;; ++i) {
-    const int stage = static_cast<int>(i % Stages);
+    const int stage = next_stage(i);
     // 1. Look ahead: the next tile's aggregate goes out before our look-back.
     const unsigned next = ring.arrived(i + 1);
-    T next_before{};
-    T next_aggregate{};
-    if (next < ring.tiles) next_aggregate = reduce(next, static_cast<int>((i + 1) % Stages), next_before);
+    typename Job::Carry next_carry{};
+    if (next < ring.tiles) {
+      next_carry = job.reduce(next, next_stage(i + 1));
+    } else if constexpr (!Job::kStoresInBulk) {
+      // No reduce() this time, and so none of its barriers; without a bulk
+      // store there is no barrier after step 3 either. This one keeps warp
+      // 0 from writing the new prefix (step 2) while slower threads still
+      // read the last one in finish().
+      __syncthreads();
+    }
     if (RefillInLookBack && threadIdx.x == kRingThread) {
       // The stage of tile k - 1 (empty on the first iteration), once its
       // store has read it, while warp 0 looks back.
       tma::wait_stores_read<0>();
-      ring.refill(static_cast<int>((i + Stages - 1) % Stages), ticket);
+      job.refill(next_stage(i + Stages - 1));
     }
     // 2. The look-back for this tile.
-    if (threadIdx.x < kWarpSize) {
-      T prefix = first;
-      if (tile != 0 || Walker::kGrouped) {
-        if (!std::is_same_v<Walker, NoWalk>) wait.settle(tile);
-        const Resolved<T> r = Walker::template resolve<T>(state, tile, aggregate, op, wait, first);
-        if (threadIdx.x == 0 && r.publish) state.publish(tile, Status::prefix, r.inclusive);
-        prefix = r.exclusive;
-      }
-      if (threadIdx.x == 0) shared.tile_prefix = prefix;
-    }
+    if (threadIdx.x < kWarpSize) job.look_back(tile, carry);
+    const typename Job::Held held = job.hold(tile, stage, carry);
     __syncthreads();
-    // 3. Finish the tile where it lies and store it.
-    T items[Items];
-    ring.template read<Op>(tile, stage, items);
-    (void)ch07::thread_inclusive_scan(items, op);
-    ch07::add_prefix(items, op(shared.tile_prefix, before), kind, op);
-    ring.write(tile, stage, items);
-    __syncthreads();
-    // Store it, and refill the previous tile's stage once its store has read it.
-    if (threadIdx.x == kRingThread) {
-      ring.store(tile, stage);
-      if (!RefillInLookBack) {
-        tma::wait_stores_read<1>();
-        ring.refill(static_cast<int>((i + Stages - 1) % Stages), ticket);
+    // 3. Finish the tile; store it, and refill the previous tile's stage
+    //    once its store has read it.
+    job.finish(tile, stage, carry, held);
+    if constexpr (Job::kStoresInBulk) {
+      __syncthreads();
+      if (threadIdx.x == kRingThread) {
+        ring.store(tile, stage);
+        if (!RefillInLookBack) {
+          tma::wait_stores_read<1>();
+          job.refill(next_stage(i + Stages - 1));
+        }
       }
+    } else if (threadIdx.x == kRingThread) {
+      // The previous tile's stage: finished in the last iteration, and
+      // barriers have passed since (this tile's may still be read).
+      job.refill(next_stage(i + Stages - 1));
     }
     if (next >= ring.tiles) break;
     tile = next;
-    before = next_before;
-    aggregate = next_aggregate;
+    carry = next_carry;
   }
-  if (threadIdx.x == kRingThread) tma::wait_stores_done();
+  if (Job::kStoresInBulk && threadIdx.x == kRingThread) tma::wait_stores_done();
+}
+// [ring loop]
+
+// [bulk kernel]
+/// This chapter's tile job for run_ring(): a tile of values, scanned.
+template <int Threads, int Items, int Stages, class Walker, class State, class T, class Op>
+struct ScanTileJob {
+  using Tiles = BulkTiles<Threads, Items, Stages, T>;  ///< the ring
+  /// What a thread keeps of a tile from its reduction to its finish.
+  struct Carry {
+    T before;     ///< the combination of this thread's items' predecessors within the tile
+    T aggregate;  ///< the tile's aggregate
+  };
+  struct Held {};  ///< nothing to hold while warp 0 looks back
+  static constexpr bool kStoresInBulk = true;  ///< finish() leaves the tile in its stage
+
+  Tiles ring;       ///< the ring, and the block's shared memory
+  unsigned* ticket; ///< the tile counter
+  State state;      ///< the tiles' states
+  BackOff wait;     ///< how a look-back waits
+  Op op;            ///< the operator
+  Kind kind;        ///< inclusive or exclusive
+  T first;          ///< what comes before tile 0: the seed, or the identity
+
+  /// The ring thread: the next ticket's tile into `stage`.
+  __device__ void refill(int stage) const { ring.refill(stage, ticket); }
+  /// Step 1: the tile's aggregate, published, and each thread's exclusive
+  /// prefix within the tile.
+  __device__ Carry reduce(unsigned tile, int stage) const {
+    T items[Items];
+    ring.template read<Op>(tile, stage, items);
+    T thread_total = items[0];
+#pragma unroll
+    for (int j = 1; j < Items; ++j) thread_total = op(thread_total, items[j]);
+    Carry c;
+    c.before = ch06::block_exclusive_scan(thread_total, op, ring.shared.scan, c.aggregate);
+    if (threadIdx.x == 0) {
+      if (tile == 0 && !Walker::kGrouped) {
+        state.publish(0, Status::prefix, op(first, c.aggregate));  // tile 0 knows its prefix at once
+      } else {
+        state.publish(tile, Status::aggregate, c.aggregate);
+      }
+    }
+    return c;
+  }
+  /// Step 2 (warp 0): the tile's exclusive prefix, into shared memory.
+  __device__ void look_back(unsigned tile, const Carry& c) const {
+    T prefix = first;
+    if (tile != 0 || Walker::kGrouped) {
+      if (!std::is_same_v<Walker, NoWalk>) wait.settle(tile);
+      const Resolved<T> r = Walker::template resolve<T>(state, tile, c.aggregate, op, wait, first);
+      if (threadIdx.x == 0 && r.publish) state.publish(tile, Status::prefix, r.inclusive);
+      prefix = r.exclusive;
+    }
+    if (threadIdx.x == 0) ring.shared.tile_prefix = prefix;
+  }
+  /// Step 2 for the other warps: nothing.
+  __device__ Held hold(unsigned, int, const Carry&) const { return {}; }
+  /// Step 3: the tile finished where it lies.
+  __device__ void finish(unsigned tile, int stage, const Carry& c, Held) const {
+    T items[Items];
+    ring.template read<Op>(tile, stage, items);
+    (void)ch07::thread_inclusive_scan(items, op);
+    ch07::add_prefix(items, op(ring.shared.tile_prefix, c.before), kind, op);
+    ring.write(tile, stage, items);
+  }
+};
+
+/// The persistent bulk-copy scan: run_ring() with ScanTileJob. Tiles that
+/// cannot travel in bulk (the last, partial one, or unaligned pointers) are
+/// read and written by the threads directly. `ticket` and the tile states
+/// must be zero at launch.
+template <int Threads, int Items, int Stages, class Walker, class State, class T, class Op,
+          bool RefillInLookBack = false>
+__global__ void __launch_bounds__(Threads)
+    bulk_look_back_scan(const T* in, T* out, std::int64_t n, Kind kind, unsigned* ticket, State state,
+                        BackOff wait, Op op, const T* seed, unsigned ahead) {
+  static_assert(!RefillInLookBack || Threads > kWarpSize, "a second warp to refill");
+  using Job = ScanTileJob<Threads, Items, Stages, Walker, State, T, Op>;
+  using Tiles = typename Job::Tiles;
+  auto& shared = *dynamic_shared<typename Tiles::Storage>();
+  const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
+  Job job{Tiles{shared, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, Tiles::kTile)), aligned, ahead},
+          ticket, state, wait, op, kind, seed != nullptr ? *seed : Op::template identity<T>()};
+  run_ring<Stages, RefillInLookBack>(job);
 }
 // [bulk kernel]
 

@@ -230,156 +230,145 @@ constexpr int bulk_blocks_per_sm(int threads) {
 }
 
 // [bulk kernel setup]
-/// Chapter 11's bulk kernel (bulk_look_back_scan) with (value, flag)
-/// pairs. A persistent block scans tile after tile, in ticket order.
-/// Thread 0 takes the tickets; for each tile it starts a bulk copy of the
-/// values (4 bytes an element for int32) into a stage of the ring and a
-/// bulk prefetch of the head flags (1 byte) into L2, from where each
-/// thread loads its own (FlagPath::l2). With FlagPath::stage the flags
-/// travel by a second bulk copy into a flag stage instead, on the same
-/// barrier, which then expects both byte counts. For each tile k the block
-///  1. (as soon as tile k + 1 has landed) publishes tile k + 1's aggregate
-///     and its flag, so that no look-back waits for a tile this block holds;
-///  2. looks back for tile k (warp 0, SegmentedGroupedWalk);
-///  3. finishes tile k in its stage and stores it with one bulk copy.
-/// Each thread keeps its items' head flags as bits in a register from step
-/// 1 to step 3. A tile that cannot travel in bulk (the last, partial one,
-/// or any pointer off a 16-byte boundary) is read and written by the
-/// threads directly; a scan by key (M = keys) reads its keys directly too.
-/// `ticket` and the tile states must be zero at launch.
-template <int Threads, int MinBlocks, int Items, int Stages, int Batch, Construction C, Marks M, FlagPath P, class T,
-          class Op>
-__global__ void __launch_bounds__(Threads, MinBlocks)
-    bulk_segmented_scan(const T* in, const std::uint8_t* heads, const std::int32_t* keys, T* out, std::int64_t n,
-                        Kind kind, unsigned* ticket, FlaggedTileState<T> state, BackOff wait, Op op) {
-  static_assert(Stages >= 3, "one stage scanned, one looked ahead, one being refilled");
-  static_assert((Threads * Items) % 16 == 0, "a tile of flags is whole 16-byte units");
-  constexpr bool kStagedFlags = M == Marks::heads && P == FlagPath::stage;
-  using Tiles = ch11::BulkTiles<Threads, Items, Stages, T>;
-  using Storage = BulkSegmentedStorage<T, Threads, Items, Stages, kStagedFlags>;
-  using Walk = SegmentedGroupedWalk<Batch, C>;
-  constexpr int kTile = Tiles::kTile;
-  auto& shared = *dynamic_shared<Storage>();
-  const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
-  const Tiles ring{shared.ring, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, kTile)),
-                   (address(in) | address(out) | (M == Marks::heads ? address(heads) : 0)) % 16 == 0,
-                   0};  // no prefetch ahead: this kernel's refill() below is its own
-
-  // Thread 0: takes the next ticket and starts loading its tile into
-  // `stage`: BulkTiles::refill() with a second copy for the flags.
-  const auto refill = [&](int stage) {
-    const unsigned tile = atomicAdd(ticket, 1u);
-    shared.ring.tile_of[stage] = tile;
-    std::uint64_t* landed = &shared.ring.landed[stage];
-    if (tile < ring.tiles && ring.bulk(tile)) {
-      const std::int64_t start = static_cast<std::int64_t>(tile) * kTile;
-      if constexpr (kStagedFlags) {
-        ch11::tma::arrive_expecting(landed, Tiles::kTileBytes + kTile);
-        ch11::tma::load(shared.heads[stage], heads + start, kTile, landed);
-      } else {
-        if constexpr (M == Marks::heads) ch11::tma::prefetch_l2(heads + start, kTile);  // FlagPath::l2
-        ch11::tma::arrive_expecting(landed, Tiles::kTileBytes);
-      }
-      ch11::tma::load(shared.ring.stage[stage], in + start, Tiles::kTileBytes, landed);
-    } else {
-      ch11::tma::arrive(landed);  // nothing to wait for
+/// The head flags' part of a refill (BulkTiles::refill's `extra`): with
+/// FlagPath::stage a second bulk copy into the stage's flag stage, on the
+/// same barrier, which then expects both byte counts; with FlagPath::l2 a
+/// bulk prefetch into L2, from where each thread loads its own; nothing
+/// for a scan by key.
+template <bool Staged, bool Prefetch, int Tile>
+struct HeadFlagLoads {
+  static constexpr unsigned kBytes = Staged ? Tile : 0;  ///< bytes the flag stage adds to the barrier
+  const std::uint8_t* heads;  ///< the head flags in global memory
+  std::uint8_t* stages;       ///< the flag stages, `Tile` bytes each (Staged only)
+  /// Starts the flags' load for the tile at `start` into `stage`.
+  __device__ void operator()(int stage, std::int64_t start, std::uint64_t* landed) const {
+    if constexpr (Staged) {
+      ch11::tma::load(stages + static_cast<std::size_t>(stage) * Tile, heads + start, Tile, landed);
+    } else if constexpr (Prefetch) {
+      ch11::tma::prefetch_l2(heads + start, Tile);
     }
+  }
+};
+
+/// The bulk kernel's tile job for chapter 11's run_ring(): a tile of
+/// (value, flag) pairs. The ring thread starts a bulk copy of the values
+/// (4 bytes an element for int32) and the flags' load (HeadFlagLoads) for
+/// each tile; step 1 publishes the tile's aggregate and its flag; step 2
+/// is SegmentedGroupedWalk; each thread keeps its items' head flags as
+/// bits in a register from step 1 to step 3. A tile that cannot travel in
+/// bulk (the last, partial one, or any pointer off a 16-byte boundary) is
+/// read and written by the threads directly; a scan by key (M = keys)
+/// reads its keys directly too.
+template <int Threads, int Items, int Stages, int Batch, Construction C, Marks M, FlagPath P, class T, class Op>
+struct SegmentedTileJob {
+  static constexpr bool kStagedFlags = M == Marks::heads && P == FlagPath::stage;  ///< flags in flag stages
+  using Tiles = ch11::BulkTiles<Threads, Items, Stages, T>;                       ///< chapter 11's ring
+  using Storage = BulkSegmentedStorage<T, Threads, Items, Stages, kStagedFlags>;  ///< the block's shared memory
+  using Walk = SegmentedGroupedWalk<Batch, C>;                                    ///< step 2
+  using Flags = HeadFlagLoads<kStagedFlags, M == Marks::heads && P == FlagPath::l2, Tiles::kTile>;
+  static constexpr int kTile = Tiles::kTile;  ///< elements per tile
+  /// What a thread keeps of a tile from its reduction to its finish.
+  struct Carry {
+    unsigned bits;         ///< this thread's head flags, bit j for item j
+    Flagged<T> before;     ///< the combination of this thread's items' predecessors within the tile
+    Flagged<T> aggregate;  ///< the tile's aggregate and flag
   };
+  struct Held {};  ///< nothing to hold while warp 0 looks back
+  static constexpr bool kStoresInBulk = true;  ///< finish() leaves the tile in its stage
+
+  Tiles ring;                         ///< chapter 11's ring, in shared.ring
+  Storage& shared;                    ///< the block's shared memory
+  const std::uint8_t* heads;          ///< head flags (M = heads)
+  const std::int32_t* keys;           ///< keys (M = keys)
+  bool keys_aligned;                  ///< keys on a 16-byte boundary (vector loads)
+  unsigned* ticket;                   ///< the tile counter
+  FlaggedTileState<T> state;          ///< the tiles' states
+  BackOff wait;                       ///< how a look-back waits
+  Op op;                              ///< the operator
+  Kind kind;                          ///< inclusive or exclusive
+
+  /// The ring thread: the next ticket's values and flags into `stage`.
+  __device__ void refill(int stage) const { ring.refill(stage, ticket, Flags{heads, &shared.heads[0][0]}); }
   // [bulk kernel setup]
   // [bulk kernel reduce]
-  // This thread's head flags of `tile`, as bits (bit j: item j), kept in
-  // one register from the tile's reduce (step 1) to its finish (step 3).
-  const bool keys_aligned = M == Marks::keys && address(keys) % 16 == 0;
-  const auto head_bits = [&](unsigned tile, int stage) -> unsigned {
+  /// This thread's head flags of `tile`, as bits (bit j: item j).
+  __device__ unsigned head_bits(unsigned tile, int stage) const {
     if constexpr (kStagedFlags) {
       if (ring.bulk(tile)) return stage_head_bits<Items>(shared.heads[stage]);
     } else if constexpr (M == Marks::keys && Items % 4 == 0) {
       if (keys_aligned && ring.bulk(tile)) return key_head_bits<Items>(keys, static_cast<std::int64_t>(tile) * kTile);
     }
-    const TileSpan span = tile_span(tile, kTile, n);
+    const TileSpan span = tile_span(tile, kTile, ring.n);
     bool flags[Items];
     load_heads<M>(heads, keys, span.start, span.valid, flags);
     unsigned bits = 0;
 #pragma unroll
     for (int j = 0; j < Items; ++j) bits |= (flags[j] ? 1u : 0u) << j;
     return bits;
-  };
-  // Step 1 for `tile`: its head bits, its aggregate (published), and each
-  // thread's exclusive prefix within the tile (`before`).
-  const auto reduce = [&](unsigned tile, int stage, unsigned& bits, Flagged<T>& before) {
+  }
+  /// Step 1: the tile's head bits, its aggregate (published), and each
+  /// thread's exclusive prefix within the tile.
+  __device__ Carry reduce(unsigned tile, int stage) const {
     T items[Items];
     bool flags[Items];
     ring.template read<Op>(tile, stage, items);
-    bits = head_bits(tile, stage);
+    Carry c;
+    c.bits = head_bits(tile, stage);
 #pragma unroll
-    for (int j = 0; j < Items; ++j) flags[j] = (bits >> j) & 1u;
+    for (int j = 0; j < Items; ++j) flags[j] = (c.bits >> j) & 1u;
     const Flagged<T> thread_total = thread_scan(items, flags, op);
-    Flagged<T> aggregate;
-    before = block_exclusive_scan<C>(thread_total, op, shared.scan, aggregate);
-    if (threadIdx.x == 0) state.publish(tile, Status::aggregate, aggregate);
-    return aggregate;
-  };
-  // [bulk kernel reduce]
-
-  // [bulk kernel loop]
-  // Fill the ring (all stages but one) and reduce the first tile.
-  if (threadIdx.x == 0) ch11::init_ring<typename Tiles::Storage, Stages>(shared.ring);
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < Stages - 1; ++s) refill(s);
+    c.before = block_exclusive_scan<C>(thread_total, op, shared.scan, c.aggregate);
+    if (threadIdx.x == 0) state.publish(tile, Status::aggregate, c.aggregate);
+    return c;
   }
-  unsigned tile = ring.arrived(0);
-  if (tile >= ring.tiles) return;
-  unsigned bits = 0;
-  Flagged<T> before;
-  Flagged<T> aggregate = reduce(tile, 0, bits, before);
-  __syncthreads();  // every thread has read the block scan's storage before the next reduce writes it
-  for (unsigned i = 0;; ++i) {
-    const int stage = static_cast<int>(i % Stages);
-    // 1. Look ahead: the next tile's aggregate goes out before our look-back.
-    const unsigned next = ring.arrived(i + 1);
-    unsigned next_bits = 0;
-    Flagged<T> next_before{};
-    Flagged<T> next_aggregate{};
-    if (next < ring.tiles) next_aggregate = reduce(next, static_cast<int>((i + 1) % Stages), next_bits, next_before);
-    // 2. The look-back for this tile, by warp 0; the other warps wait at
-    //    the barrier. A tile whose first element is a head skips the walk.
-    if (threadIdx.x < kWarpSize) {
-      const bool starts_with_head = __shfl_sync(kFullMask, bits & 1u, 0) != 0;  // thread 0's first item
-      wait.settle(tile);
-      const ch11::Resolved<Flagged<T>> r = Walk::template resolve<T>(state, tile, aggregate, starts_with_head, op, wait);
-      if (threadIdx.x == 0) {
-        if (r.publish) state.publish(tile, Status::prefix, r.inclusive);
-        shared.tile_prefix = r.exclusive;
-      }
+  // [bulk kernel reduce]
+  // [bulk kernel finish]
+  /// Step 2 (warp 0): the walk; a tile whose first element is a head skips it.
+  __device__ void look_back(unsigned tile, const Carry& c) const {
+    const bool starts_with_head = __shfl_sync(kFullMask, c.bits & 1u, 0) != 0;  // thread 0's first item
+    wait.settle(tile);
+    const ch11::Resolved<Flagged<T>> r =
+        Walk::template resolve<T>(state, tile, c.aggregate, starts_with_head, op, wait);
+    if (threadIdx.x == 0) {
+      if (r.publish) state.publish(tile, Status::prefix, r.inclusive);
+      shared.tile_prefix = r.exclusive;
     }
-    __syncthreads();
-    // 3. Finish the tile where it lies (its own scan again, then the
-    //    prefix up to each thread's first head) and store it.
+  }
+  /// Step 2 for the other warps: nothing.
+  __device__ Held hold(unsigned, int, const Carry&) const { return {}; }
+  /// Step 3: the tile's own scan again, then the prefix up to each
+  /// thread's first head, in its stage.
+  __device__ void finish(unsigned tile, int stage, const Carry& c, Held) const {
     T items[Items];
     bool flags[Items];
     ring.template read<Op>(tile, stage, items);
 #pragma unroll
-    for (int j = 0; j < Items; ++j) flags[j] = (bits >> j) & 1u;
+    for (int j = 0; j < Items; ++j) flags[j] = (c.bits >> j) & 1u;
     (void)thread_scan(items, flags, op);
-    add_prefix(items, flags, Segmented<Op>{}(shared.tile_prefix, before).value, kind, op);
+    add_prefix(items, flags, Segmented<Op>{}(shared.tile_prefix, c.before).value, kind, op);
     ring.write(tile, stage, items);
-    __syncthreads();
-    // Store it, and refill the previous tile's stage once its store has read it.
-    if (threadIdx.x == 0) {
-      ring.store(tile, stage);
-      ch11::tma::wait_stores_read<1>();
-      refill(static_cast<int>((i + Stages - 1) % Stages));
-    }
-    if (next >= ring.tiles) break;
-    tile = next;
-    bits = next_bits;
-    before = next_before;
-    aggregate = next_aggregate;
   }
-  if (threadIdx.x == 0) ch11::tma::wait_stores_done();
+};
+
+/// Chapter 11's bulk kernel with (value, flag) pairs: run_ring() with
+/// SegmentedTileJob. `ticket` and the tile states must be zero at launch.
+template <int Threads, int MinBlocks, int Items, int Stages, int Batch, Construction C, Marks M, FlagPath P, class T,
+          class Op>
+__global__ void __launch_bounds__(Threads, MinBlocks)
+    bulk_segmented_scan(const T* in, const std::uint8_t* heads, const std::int32_t* keys, T* out, std::int64_t n,
+                        Kind kind, unsigned* ticket, FlaggedTileState<T> state, BackOff wait, Op op) {
+  static_assert((Threads * Items) % 16 == 0, "a tile of flags is whole 16-byte units");
+  using Job = SegmentedTileJob<Threads, Items, Stages, Batch, C, M, P, T, Op>;
+  using Tiles = typename Job::Tiles;
+  auto& shared = *dynamic_shared<typename Job::Storage>();
+  const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+  const bool aligned = (address(in) | address(out) | (M == Marks::heads ? address(heads) : 0)) % 16 == 0;
+  Job job{Tiles{shared.ring, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, Job::kTile)), aligned,
+                0},  // no prefetch of values ahead
+          shared, heads, keys, M == Marks::keys && address(keys) % 16 == 0, ticket, state, wait, op, kind};
+  ch11::run_ring<Stages, false>(job);
 }
-// [bulk kernel loop]
+// [bulk kernel finish]
 
 /// Tile shape and ring depth of the `bulk` variants: chapter 11's
 /// `deterministic` recipe (64 KiB of value stages, three blocks per SM).
@@ -456,8 +445,8 @@ struct BulkSegmentedScan {
     const int resident = persistent_blocks<kernel>(Threads, kShared);  // shared memory allowed, occupancy asked once
     Workspace workspace = r.workspace;
     const unsigned tiles = tile_count(r.n, kTile);
-    const TicketAndStates<T> scratch = take_ticket_and_states<T>(workspace, r.n, kTile);
-    SCAN_CUDA(cudaMemsetAsync(scratch.ticket, 0, scratch.bytes, r.stream));
+    const auto scratch = take_ticket_and_states<T>(workspace, r.n, kTile);
+    SCAN_CUDA(cudaMemsetAsync(scratch.ticket, 0, scratch.reset_bytes, r.stream));
     BackOff wait = Wait;
     wait.first_settling_tile = static_cast<unsigned>(resident);
     // Persistent blocks: as many as the device holds at once, no more than there are tiles.

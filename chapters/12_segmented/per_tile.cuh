@@ -415,26 +415,12 @@ void require_marks(const ScanRequest<T>& r) {
 }
 
 /// The scratch memory of both single-pass kernels: the ticket, then one
-/// flagged tile state per tile. Both must be zero at launch.
+/// flagged tile state per tile (chapter 10's take_ticket_and_words()).
+/// Both must be zero at launch.
 template <class T>
-struct TicketAndStates {
-  unsigned* ticket;                           ///< the tile counter
-  typename FlaggedTileState<T>::Word* words;  ///< the tiles' states, right after it
-  std::size_t bytes;                          ///< from `ticket` to the last state's end (0 when measuring)
-};
-
-/// Takes the ticket and the states of n elements in tiles of `tile`
-/// elements: reserve() with a measuring workspace, run() with the real one
-/// (the same takes, so the two cannot disagree).
-template <class T>
-TicketAndStates<T> take_ticket_and_states(Workspace& workspace, std::int64_t n, int tile) {
-  unsigned* ticket = workspace.take<unsigned>(1);
-  auto* words = workspace.take<typename FlaggedTileState<T>::Word>(tile_count(n, tile));
-  const std::size_t bytes =
-      ticket == nullptr ? 0
-                        : static_cast<std::size_t>(reinterpret_cast<const char*>(words + tile_count(n, tile)) -
-                                                   reinterpret_cast<const char*>(ticket));
-  return {ticket, words, bytes};
+ch10::TicketAndWords<typename FlaggedTileState<T>::Word> take_ticket_and_states(Workspace& workspace,
+                                                                               std::int64_t n, int tile) {
+  return ch10::take_ticket_and_words<typename FlaggedTileState<T>::Word>(workspace, tile_count(n, tile));
 }
 
 /// Registry entry: the single-pass segmented scan, by construction C, with
@@ -477,8 +463,8 @@ struct SegmentedScan {
     static const int resident = resident_blocks(kernel, Threads);
     Workspace workspace = r.workspace;
     const unsigned tiles = tile_count(r.n, kTile);
-    const TicketAndStates<T> scratch = take_ticket_and_states<T>(workspace, r.n, kTile);
-    SCAN_CUDA(cudaMemsetAsync(scratch.ticket, 0, scratch.bytes, r.stream));
+    const auto scratch = take_ticket_and_states<T>(workspace, r.n, kTile);
+    SCAN_CUDA(cudaMemsetAsync(scratch.ticket, 0, scratch.reset_bytes, r.stream));
     BackOff wait = Wait;
     wait.first_settling_tile = static_cast<unsigned>(resident);
     kernel<<<tiles, Threads, 0, r.stream>>>(r.in, r.heads, r.keys, r.out, r.n, r.kind, scratch.ticket,

@@ -7,25 +7,12 @@
 namespace scan::ch13 {
 namespace {
 
-/// Scratch memory laid out by one function for both measuring and taking,
-/// as the registry's Workspace does.
-struct ScatterScratch {
-  unsigned* ticket;                       ///< the tile counter
-  unsigned long long* words;              ///< the tiles' states
-  std::size_t reset_bytes;                ///< bytes from `ticket` that start at zero
-};
-
-/// The scratch for n elements in tiles of `tile` elements; the words of
-/// kTile-element tiles are taken in any case (the most any kernel needs),
-/// but only those of `tile`-element tiles are reset.
-ScatterScratch take_scatter(Workspace& workspace, std::int64_t n, int tile = kTile) {
-  unsigned* ticket = workspace.take<unsigned>(1);
-  auto* words = workspace.take<unsigned long long>(tile_count(n, kTile));
-  const std::size_t reset =
-      ticket == nullptr ? 0
-                        : static_cast<std::size_t>(reinterpret_cast<const char*>(words + tile_count(n, tile)) -
-                                                   reinterpret_cast<const char*>(ticket));
-  return {ticket, words, reset};
+/// The scatter's scratch for n elements in tiles of `tile` elements
+/// (chapter 10's take_ticket_and_words(), so measuring and taking cannot
+/// disagree): the words of kTile-element tiles are taken in any case (the
+/// most any kernel needs), but only those of `tile`-element tiles are reset.
+ch10::TicketAndWords<unsigned long long> take_scatter(Workspace& workspace, std::int64_t n, int tile = kTile) {
+  return ch10::take_ticket_and_words<unsigned long long>(workspace, tile_count(n, kTile), tile_count(n, tile));
 }
 
 /// Blocks of the counting kernels: four per SM, each looping over its share.
@@ -54,8 +41,8 @@ BackOff settle_for() {
 /// device holds at once (no more than there are tiles), each with the
 /// ring in dynamic shared memory.
 template <BulkShape S, Rejected Mode, class T, class Pred>
-void launch_bulk(const T* in, T* out, std::int64_t n, const ScatterScratch& s, unsigned long long* selected,
-                 Pred pred, cudaStream_t stream) {
+void launch_bulk(const T* in, T* out, std::int64_t n, const ch10::TicketAndWords<unsigned long long>& s,
+                 unsigned long long* selected, Pred pred, cudaStream_t stream) {
   constexpr int kBulkTile = S.threads * S.items;
   static_assert(kBulkTile >= kTile, "the scratch holds a state per kTile elements");
   constexpr auto kernel =
@@ -90,7 +77,7 @@ void scatter(const T* in, T* out, std::int64_t n, unsigned long long* selected, 
   }
   Workspace workspace(static_cast<std::byte*>(scratch), scatter_scratch_bytes(n));
   const int tile = tile_of(which);
-  const ScatterScratch s = take_scatter(workspace, n, tile);
+  const auto s = take_scatter(workspace, n, tile);
   SCAN_CUDA(cudaMemsetAsync(s.ticket, 0, s.reset_bytes, stream));
   const unsigned ahead = ch11::tiles_ahead<T>(kPrefetchAheadBytes, tile);  // for the per-tile kernels
   switch (which) {
@@ -354,10 +341,19 @@ __global__ void __launch_bounds__(Threads)
 }
 // [recurrence kernel]
 
+namespace {
+
+/// The recurrence's scratch: the ticket and one 16-byte state per tile.
+ch10::TicketAndWords<ch11::WideTileState<unsigned long long>::Word> take_recurrence_scratch(Workspace& workspace,
+                                                                                           std::int64_t n) {
+  return ch10::take_ticket_and_words<ch11::WideTileState<unsigned long long>::Word>(workspace, tile_count(n, kTile));
+}
+
+}  // namespace
+
 std::size_t recurrence_scratch_bytes(std::int64_t n) {
   Workspace measuring;
-  (void)measuring.take<unsigned>(1);
-  (void)measuring.take<ch11::WideTileState<unsigned long long>::Word>(tile_count(n, kTile));
+  (void)take_recurrence_scratch(measuring, n);
   return measuring.used();
 }
 
@@ -368,16 +364,11 @@ void linear_recurrence(const float* a, const float* b, float* x, std::int64_t n,
     throw UsageError("rows of a batched recurrence must be a multiple of " + std::to_string(kTile) + " elements");
   }
   Workspace workspace(static_cast<std::byte*>(scratch), recurrence_scratch_bytes(n));
-  unsigned* ticket = workspace.take<unsigned>(1);
-  const unsigned tiles = tile_count(n, kTile);
-  auto* words = workspace.take<ch11::WideTileState<unsigned long long>::Word>(tiles);
-  SCAN_CUDA(cudaMemsetAsync(ticket, 0,
-                            static_cast<std::size_t>(reinterpret_cast<const char*>(words + tiles) -
-                                                     reinterpret_cast<const char*>(ticket)),
-                            stream));
+  const auto taken = take_recurrence_scratch(workspace, n);
+  SCAN_CUDA(cudaMemsetAsync(taken.ticket, 0, taken.reset_bytes, stream));
   constexpr auto kernel = &recurrence_tiles<kThreads, kItems>;
-  kernel<<<tiles, kThreads, 0, stream>>>(a, b, x, n, static_cast<unsigned>(row / kTile), ticket,
-                                         AffineTileState{{words}}, settle_for<kernel>());
+  kernel<<<tile_count(n, kTile), kThreads, 0, stream>>>(a, b, x, n, static_cast<unsigned>(row / kTile), taken.ticket,
+                                                        AffineTileState{{taken.words}}, settle_for<kernel>());
   SCAN_CUDA_LAUNCH();
 }
 

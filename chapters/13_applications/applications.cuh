@@ -391,17 +391,18 @@ struct BulkScatterStorage {
   unsigned selected_before;                            ///< from the look-back, for the whole block
 };
 
-/// Chapter 11's persistent bulk kernel, scanning counts and scattering.
+/// Chapter 11's persistent bulk kernel, scanning counts and scattering:
+/// run_ring() with this tile job.
 ///
-/// Thread 0 takes the tickets and loads the tiles with bulk copies into a
-/// ring of `Stages` shared-memory stages (chapter 11's BulkTiles), so the
-/// reads of the next tiles are under way while this one is counted, looked
-/// back for and written. For each tile k the block
+/// The ring thread loads the tiles with bulk copies into a ring of
+/// `Stages` shared-memory stages, so the reads of the next tiles are under
+/// way while this one is counted, looked back for and written. For each
+/// tile k the block
 ///  1. (as soon as tile k + 1 has landed) counts tile k + 1's selected
 ///     items, scans the counts and publishes tile k + 1's count: a look-back
 ///     of another block never waits for a tile this block already holds;
-///  2. looks back for tile k (warp 0), while the other warps read tile k's
-///     items out of their stage again and pick them again (cheaper than
+///  2. looks back for tile k (warp 0), while every thread reads tile k's
+///     items out of their stage again and picks them again (cheaper than
 ///     keeping them: registers are what limits the blocks per SM);
 ///  3. gathers tile k's selected items in the stage itself, which its
 ///     items have just left (no second tile of shared memory, so the ring
@@ -409,97 +410,98 @@ struct BulkScatterStorage {
 ///     its bank conflicts (SwizzledTile), and writes them as one coalesced
 ///     run: scatter_tile(), the same code as the per-tile kernel's.
 /// Only the input travels in bulk: the output runs start anywhere, so the
-/// threads write them. Tiles whose input cannot travel in bulk (the last,
-/// partial one, or an input not 16-byte aligned) are read by the threads.
-/// `ticket` and the tile states must be zero at launch.
+/// threads write them (kStoresInBulk is false). Tiles whose input cannot
+/// travel in bulk (the last, partial one, or an input not 16-byte aligned)
+/// are read by the threads.
+template <int Threads, int Items, int Stages, class Walker, Rejected Mode, class T, class Pred>
+struct ScatterTileJob {
+  using Tiles = ch11::BulkTiles<Threads, Items, Stages, T>;        ///< chapter 11's ring
+  using Storage = BulkScatterStorage<T, Threads, Items, Stages>;  ///< the block's shared memory
+  /// What a thread keeps of a tile from its count to its scatter.
+  struct Carry {
+    unsigned before;  ///< selected items of the tile before this thread's
+    unsigned count;   ///< selected items of the tile
+  };
+  /// A thread's items of the tile, picked again while warp 0 looks back.
+  struct Held {
+    T items[Items];      ///< the items
+    bool picked[Items];  ///< which are selected
+    TileSpan span;       ///< where the tile lies
+  };
+  static constexpr bool kStoresInBulk = false;  ///< the threads write the runs
+
+  Tiles ring;                                ///< the ring, in shared.ring
+  Storage& shared;                           ///< the block's shared memory
+  unsigned* ticket;                          ///< the tile counter
+  ch10::PackedTileState<unsigned> state;     ///< the tiles' counts
+  unsigned long long* selected_total;        ///< where the last tile writes the total
+  Pred pred;                                 ///< what is selected
+  BackOff wait;                              ///< how a look-back waits
+
+  /// The ring thread: the next ticket's tile into `stage`.
+  __device__ void refill(int stage) const { ring.refill(stage, ticket); }
+  /// Step 1: the tile's count, published, and each thread's count of
+  /// selected items before its own.
+  __device__ Carry reduce(unsigned tile, int stage) const {
+    T items[Items];
+    bool picked[Items];
+    ring.template read<Add>(tile, stage, items);
+    const unsigned mine = pick(items, tile_span(tile, Tiles::kTile, ring.n).valid, pred, picked);
+    Carry c;
+    c.before = ch06::block_exclusive_scan(mine, Add{}, shared.counts, c.count);
+    if (threadIdx.x == 0) {
+      state.publish(tile, tile == 0 && !Walker::kGrouped ? Status::prefix : Status::aggregate, c.count);
+    }
+    return c;
+  }
+  /// Step 2 (warp 0): the count selected before the tile, into shared memory.
+  __device__ void look_back(unsigned tile, const Carry& c) const {
+    unsigned prefix = 0;
+    if (tile != 0 || Walker::kGrouped) {
+      wait.settle(tile);
+      const ch11::Resolved<unsigned> r = Walker::template resolve<unsigned>(state, tile, c.count, Add{}, wait, 0u);
+      if (threadIdx.x == 0 && r.publish) state.publish(tile, Status::prefix, r.inclusive);
+      prefix = r.exclusive;
+    }
+    if (threadIdx.x == 0) shared.selected_before = prefix;
+  }
+  /// Step 2 for every thread: its items out of the stage again, picked.
+  __device__ Held hold(unsigned tile, int stage, const Carry&) const {
+    Held h;
+    ring.template read<Add>(tile, stage, h.items);
+    h.span = tile_span(tile, Tiles::kTile, ring.n);
+    (void)pick(h.items, h.span.valid, pred, h.picked);
+    return h;
+  }
+  /// Step 3: gather in the stage and write the runs.
+  __device__ void finish(unsigned, int stage, const Carry& c, const Held& h) const {
+    scatter_tile<Threads, Items, Mode>(ring.out, ring.n, h.span, h.items, h.picked, c.before, c.count,
+                                       shared.selected_before, selected_total,
+                                       SwizzledTile<T>{shared.ring.stage[stage]});
+    // The gather wrote the stage through ordinary stores; a bulk copy will
+    // write it again. This fence orders the two (they are different
+    // "proxies" of shared memory); the barriers of the next iteration then
+    // come before the ring thread refills it.
+    ch11::tma::fence_shared_writes();
+  }
+};
+
+/// The persistent bulk scatter: run_ring() with ScatterTileJob. `ticket`
+/// and the tile states must be zero at launch.
 template <int Threads, int Items, int Stages, class Walker, Rejected Mode, class T, class Pred>
 __global__ void __launch_bounds__(Threads)
     bulk_scatter_selected(const T* in, T* out, std::int64_t n, unsigned* ticket,
                           ch10::PackedTileState<unsigned> state, unsigned long long* selected_total, Pred pred,
                           BackOff wait) {
-  static_assert(Stages >= 3, "one stage written, one counted ahead, one being refilled");
-  using Tiles = ch11::BulkTiles<Threads, Items, Stages, T>;
-  using Storage = BulkScatterStorage<T, Threads, Items, Stages>;
-  auto& shared = *dynamic_shared<Storage>();
+  using Job = ScatterTileJob<Threads, Items, Stages, Walker, Mode, T, Pred>;
+  using Tiles = typename Job::Tiles;
+  auto& shared = *dynamic_shared<typename Job::Storage>();
   // The output is written by the threads, so only the input's alignment counts.
-  const Tiles ring{shared.ring, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, Tiles::kTile)),
-                   reinterpret_cast<std::uintptr_t>(in) % 16 == 0,
-                   0};  // no prefetch ahead: with it, this kernel measured about 2% slower (docs/lab/ch13-h100.md)
-  // Step 1 for `tile`: its count, published, and each thread's count of
-  // selected items before its own (`before`).
-  const auto count_tile = [&](unsigned tile, int stage, unsigned& before) {
-    T items[Items];
-    bool picked[Items];
-    ring.template read<Add>(tile, stage, items);
-    const unsigned count = pick(items, tile_span(tile, Tiles::kTile, n).valid, pred, picked);
-    unsigned tile_count;
-    before = ch06::block_exclusive_scan(count, Add{}, shared.counts, tile_count);
-    if (threadIdx.x == 0) {
-      state.publish(tile, tile == 0 && !Walker::kGrouped ? Status::prefix : Status::aggregate, tile_count);
-    }
-    return tile_count;
-  };
-
-  if (threadIdx.x == 0) ch11::init_ring<decltype(shared.ring), Stages>(shared.ring);
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < Stages - 1; ++s) ring.refill(s, ticket);
-  }
-  unsigned tile = ring.arrived(0);
-  if (tile >= ring.tiles) return;
-  unsigned before;
-  unsigned count = count_tile(tile, 0, before);
-  __syncthreads();  // every thread has read the count scan's storage before step 1 uses it again
-  for (unsigned i = 0;; ++i) {
-    const int stage = static_cast<int>(i % Stages);
-    // 1. Look ahead: the next tile's count goes out before our look-back.
-    const unsigned next = ring.arrived(i + 1);
-    unsigned next_before = 0;
-    unsigned next_count = 0;
-    if (next < ring.tiles) {
-      next_count = count_tile(next, static_cast<int>((i + 1) % Stages), next_before);
-    } else {
-      // No count scan this time, and so none of its barriers: without this
-      // one, warp 0 could write selected_before below while slower threads
-      // still read the last tile's value in scatter_tile() (racecheck on
-      // the H100 caught it, and wrong output in the block's last tile).
-      __syncthreads();
-    }
-    // 2. The look-back for this tile (warp 0); everyone takes its items
-    //    out of the stage again.
-    if (threadIdx.x < kWarpSize) {
-      unsigned prefix = 0;
-      if (tile != 0 || Walker::kGrouped) {
-        wait.settle(tile);
-        const ch11::Resolved<unsigned> r = Walker::template resolve<unsigned>(state, tile, count, Add{}, wait, 0u);
-        if (threadIdx.x == 0 && r.publish) state.publish(tile, Status::prefix, r.inclusive);
-        prefix = r.exclusive;
-      }
-      if (threadIdx.x == 0) shared.selected_before = prefix;
-    }
-    T items[Items];
-    bool picked[Items];
-    ring.template read<Add>(tile, stage, items);
-    const TileSpan span = tile_span(tile, Tiles::kTile, n);
-    (void)pick(items, span.valid, pred, picked);
-    __syncthreads();  // the stage is read out (it may be overwritten), and the prefix is known
-    // 3. Gather in the stage and write the runs.
-    scatter_tile<Threads, Items, Mode>(out, n, span, items, picked, before, count, shared.selected_before,
-                                       selected_total, SwizzledTile<T>{shared.ring.stage[stage]});
-    // The gather wrote the stage through ordinary stores; a bulk copy will
-    // write it again. This fence orders the two (they are different
-    // "proxies" of shared memory); the barriers of the next iteration then
-    // come before thread 0 refills it.
-    ch11::tma::fence_shared_writes();
-    // Refill the previous tile's stage: its runs were written in the last
-    // iteration, and barriers have passed since. (This tile's stage may
-    // still be read by other threads.)
-    if (threadIdx.x == 0) ring.refill(static_cast<int>((i + Stages - 1) % Stages), ticket);
-    if (next >= ring.tiles) break;
-    tile = next;
-    before = next_before;
-    count = next_count;
-  }
+  Job job{Tiles{shared.ring, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, Tiles::kTile)),
+                reinterpret_cast<std::uintptr_t>(in) % 16 == 0,
+                0},  // no prefetch ahead: with it, this kernel measured about 2% slower (docs/lab/ch13-h100.md)
+          shared, ticket, state, selected_total, pred, wait};
+  ch11::run_ring<Stages, false>(job);
 }
 // [bulk scatter]
 
