@@ -13,9 +13,12 @@ Standard library only (Python 3.9+).
 """
 import csv
 import io
+import math
 import re
 import subprocess
 import sys
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -1029,6 +1032,266 @@ def ch14_summary():
     ])
 
 
+def ch14_rows(name="ch14-h200x2.csv"):
+    """Chapter 14's rows by role: the one-GPU scan of 2^32, two GPUs in one
+    process, two as ranks, and one GPU running the phases on 2^31; the rows
+    beyond those (the rerun's 18 x 2^30) under 'more'."""
+    rows, meta = read_csv(RESULTS / name)
+    one = next(r for r in rows if r["gpus"] == "1" and r["n"] == rows[0]["n"])
+    proc = next(r for r in rows if r["mode"] == "one process" and r["gpus"] == "2")
+    ranks = next(r for r in rows if r["mode"] == "one rank per GPU")
+    half = next(r for r in rows if r["gpus"] == "1" and r is not one)
+    more = [r for r in rows if r not in (one, proc, ranks, half)]
+    return dict(one=one, proc=proc, ranks=ranks, half=half, more=more), meta
+
+
+def ms(r, key="median_ms"):
+    return float(r[key])
+
+
+def power_text(n, e=30):
+    """2^30 as $2^{30}$, 9 x 2^30 as $9 \\times 2^{30}$ (n a multiple of 2^e)."""
+    k = n >> e
+    return f"$2^{{{e}}}$" if k == 1 else f"${k} \\times 2^{{{e}}}$"
+
+
+def ch14_shard_scan():
+    """Chapter 14: why the shard scan has no prefetch, and what the bulk
+    kernel costs 8-byte types (chapter 11's H200 files)."""
+    sweep, _ = read_csv(RESULTS / "sweep-ch11-h200.csv")
+    point = "bulk-256x16-s4-grouped-wide4-spin"
+    at = lambda v: float(next(r["median_ms"] for r in sweep if r["variant"] == v and r["type"] == "int32"))
+    ahead = {f"{a}": at(f"{point}-ahead{a}M") for a in (1, 4)}
+    with_ahead = sorted({f"{v:.3f}" for v in ahead.values()})
+    assert all(v > at(point) for v in ahead.values())
+    steps, _ = read_csv(RESULTS / "ch11-steps-h200-8ea8ce3.csv")
+    step = lambda v: float(next(r["median_ms"] for r in steps if r["variant"] == v and r["type"] == "int64"))
+    return prose(
+        "The prefetch slows the bulk ring down on the H200s this chapter runs on: in chapter 11's sweep on one "
+        f"H200 (`docs/results/sweep-ch11-h200.csv`) the grouped recipe (`{point}`) takes {at(point):.3f} ms at "
+        f"$2^{{28}}$ int32 without it and {' and '.join(with_ahead)} ms with the input "
+        f"{' or '.join(ahead)} MiB ahead.") + "\n\n" + prose(
+        "One limit comes with this choice: chapter 11's per-tile recipes take no seed, so 8-byte types use the "
+        f"bulk kernel too, which is about half as fast for them: {step('deterministic'):.4g} ms for "
+        f"`deterministic` against {step('fastest'):.4g} ms for `fastest` at $2^{{27}}$ int64 on an H200 "
+        "(`docs/results/ch11-steps-h200-8ea8ce3.csv`, the build before chapter 11 gave the H200 its own "
+        "recipe).")
+
+
+def ch14_rerun():
+    """Chapter 14: the rerun, with the array one H200 cannot hold."""
+    path = RESULTS / "ch14-rerun-h200x2.csv"
+    if not path.exists():
+        return "*Not measured yet.*"
+    new, meta = ch14_rows(path.name)
+    old, _ = ch14_rows()
+    big = new["more"][0]
+    n = int(big["n"])
+    gib = n * 4 / 2**30
+    memory = re.search(r"([\d.]+) GiB, peak", meta["device"]).group(1)
+    reps, warmup = re.search(r"--n \S+ --gpus 2 --no-compare --reps (\d+) --warmup (\d+)", meta["runs"]).groups()
+    words = {"1": "one", "2": "two", "3": "three", "4": "four", "5": "five"}
+    commit = re.search(r"commit ([0-9a-f]{7,40})", meta["runs"]).group(1)
+    p = old["proc"]
+    shard = n // 2
+    per = ms(p, "reduce_ms") + ms(p, "scan_ms")
+    scale = Fraction(shard, int(old["half"]["n"]))
+    model = float(scale) * per
+    total = model + ms(p, "exchange_ms")
+    pairs = [(new[k], old[k]) for k in ("proc", "ranks", "one")]
+    within = max(abs(ms(a) / ms(b) - 1) for a, b in pairs)
+    assert big["status"] == "PASS" and total > ms(big)
+    return prose(
+        f"**An array larger than one GPU.** {power_text(n)} int32 ({gib:.0f} GiB in and {gib:.0f} GiB out: "
+        f"{2 * gib:.0f} GiB, more than the {memory} GiB of one H200) scanned on the two GPUs in one process, "
+        f"checked against the host oracle: PASS, {ms(big):.3f} ms ({float(big['gbps']):.0f} GB/s; reduce "
+        f"{ms(big, 'reduce_ms'):.3f}, exchange {ms(big, 'exchange_ms'):.3f}, scan {ms(big, 'scan_ms'):.3f} ms; "
+        f"`docs/results/ch14-rerun-h200x2.csv`, {words[reps]} timed runs after {words[warmup]} warm-up). The "
+        f"model below predicts it from the $2^{{32}}$ rates: {power_text(shard)} per GPU is "
+        f"${scale.numerator}/{scale.denominator}$ times the reduce and scan of $2^{{31}}$ ({per:.3f} ms), "
+        f"{model:.2f} ms, plus the exchange's {ms(p, 'exchange_ms'):.3f}: {total:.2f} ms, "
+        f"{100 * (total / ms(big) - 1):.1f}% above the measurement. The same call ran the $2^{{32}}$ rows again "
+        f"on a later build (commit {commit}, after chapter 11's first race fix): {ms(new['proc']):.3f} ms in one "
+        f"process, {ms(new['ranks']):.3f} ms as ranks, {ms(new['one']):.3f} ms on one GPU, "
+        f"{ratio_text(ms(new['one']) / ms(new['proc']))} times, all within "
+        f"{math.ceil(1000 * within) / 10:.1f}% of the table above; its tests passed again in both launch modes, "
+        "and memcheck of each rank showed the same 8 NCCL probes and nothing else "
+        "(`docs/results/multi-h200x2.txt`).")
+
+
+# The all-gather's latency in chapter 14's model (assumption A2): NCCL
+# 2.28.3's tuning model (src/graph/tuning.cc) for its ring with the LL
+# protocol, in microseconds.
+NCCL_START_US = 6.6        # base latency of a ring all-gather
+NCCL_NVLINK_STEP_US = 0.6  # per step over NVLink
+NCCL_NET_STEP_US = 1.0     # per step inside a node when the ring crosses nodes (Intel hosts; AMD: 2)
+NCCL_NODE_STEP_US = 2.7    # per step between nodes (the network's own latency taken as 0)
+GPUS_PER_NODE = 8          # assumption A1
+LINK_GBPS = 50             # A1: 400 Gb/s per GPU between nodes
+
+
+def half_up(x, digits):
+    """x rounded half up at `digits` decimals, as text (no binary surprises)."""
+    return str(Decimal(repr(x)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+
+
+def ch14_model():
+    """The numbers of chapter 14's model, from ch14-h200x2.csv and the
+    constants above."""
+    r, _ = ch14_rows()
+    p, one, half = r["proc"], r["one"], r["half"]
+    shard = int(p["n"]) // 2
+    per = ms(p, "reduce_ms") + ms(p, "scan_ms")           # a_r + a_s per shard
+
+    def nodes(P):
+        return max(1, P // GPUS_PER_NODE)
+
+    def ring_us(P):
+        N = nodes(P)
+        if N == 1:
+            return round(NCCL_START_US + (P - 1) * NCCL_NVLINK_STEP_US, 1)
+        return round(NCCL_START_US + (P - N) * NCCL_NET_STEP_US + (N - 1) * NCCL_NODE_STEP_US, 1)
+
+    def doubling_us(P):
+        step = NCCL_NODE_STEP_US if nodes(P) > 1 else NCCL_NVLINK_STEP_US
+        return round((P - 1).bit_length() * (NCCL_START_US + step), 1)
+
+    F = ms(p, "exchange_ms") - ring_us(2) / 1000
+    work = lambda n, P: n / P / shard * per
+    E = lambda P: F + ring_us(P) / 1000
+    T = lambda n, P: work(n, P) + E(P)
+    cross = next(P for P in (2 ** k for k in range(1, 11)) if doubling_us(P) < ring_us(P))
+    return dict(r=r, p=p, one=one, half=half, shard=shard, per=per, F=F, work=work, E=E, T=T,
+                nodes=nodes, ring_us=ring_us, doubling_us=doubling_us, cross=cross)
+
+
+def ch14_model_text():
+    """Chapter 14: the model's definition and its assumptions."""
+    if not (RESULTS / "ch14-h200x2.csv").exists():
+        return "*Not measured yet.*"
+    m = ch14_model()
+    p, ring = m["p"], m["ring_us"]
+    e = m["shard"].bit_length() - 1
+    x = ms(p, "exchange_ms")
+    big = 1024
+    rows, _ = read_csv(RESULTS / "ch11-sizes-h200-8ea8ce3.csv")
+
+    def fastest(n):
+        v = sorted(float(r["median_ms"]) for r in rows if r["variant"] == "fastest" and int(r["n"]) == n)
+        return v[len(v) // 2]
+    a_s = ms(p, "scan_ms") / m["shard"]
+    small = [(n, fastest(n), a_s * n) for n in (1 << 26, 1 << 22)]
+    assert all(measured > predicted for _, measured, predicted in small)
+    return "\n".join([
+        prose("The time of $P$ GPUs on $n$ elements is the per-GPU work on $n/P$ elements plus the exchange:"),
+        "",
+        "```math",
+        "T(P, n) = \\frac{n}{P}\\,(a_r + a_s) + E(P), \\qquad",
+        f"  a_r = \\frac{{{ms(p, 'reduce_ms'):.3f}\\ \\mathrm{{ms}}}}{{2^{{{e}}}}},\\quad "
+        f"a_s = \\frac{{{ms(p, 'scan_ms'):.3f}\\ \\mathrm{{ms}}}}{{2^{{{e}}}}}",
+        "```",
+        "",
+        prose(f"with $a_r$ and $a_s$ the measured per-element times of the reduce and the scan at $P = 2$ "
+              f"(together {m['per']:.3f} ms per $2^{{{e}}}$ elements). The exchange is $E(P) = F + L(P)$: $L$ "
+              f"the all-gather's own latency, $F$ everything else in the measured {x:.3f} ms. Only the $P = 2$ "
+              "phases are measured; the rest are assumptions, named as such:"),
+        "",
+        bullets([
+            f"**A1 (assumed):** nodes of {GPUS_PER_NODE} H200s on NVLink; between nodes, InfiniBand at "
+            f"{8 * LINK_GBPS} Gb/s per GPU. The bandwidth only shows that the transfer term is negligible: $4P$ "
+            f"bytes, {4 * big // 1024} KiB at $P = {big}$, take {4 * big / (LINK_GBPS * 1e3):.2f} µs at "
+            f"{LINK_GBPS} GB/s.",
+            "**A2 (assumed, not measured):** the all-gather's latency is what NCCL 2.28.3's own tuning model "
+            "predicts for its ring with the low-latency protocol (the constants in its source, "
+            f"`src/graph/tuning.cc`): {NCCL_START_US} µs to start, {NCCL_NVLINK_STEP_US} µs per step over "
+            f"NVLink; across nodes {NCCL_NET_STEP_US:g} µs per step inside a node (its network overhead for "
+            f"Intel hosts; 2 µs for AMD) and {NCCL_NODE_STEP_US} µs per step between nodes (plus the network's "
+            "own latency, taken as 0), $P - 1$ steps in all, $N - 1$ of them between the $N$ nodes. That "
+            f"gives $L$ = {ring(2)} µs for 2 GPUs, {ring(8)} µs for 8, {ring(64)} µs for 64 and {ring(1024)} µs "
+            "for 1,024. (NCCL's log-depth all-gather, PAT, is by default used only with one GPU per node.)",
+            f"**A3 (assumed):** $F = {x:.3f} - {ring(2) / 1000:.4f} = {m['F']:.3f}$ ms at every $P$. It is the "
+            "largest term we do not understand; with hundreds of processes waking at different times it would "
+            "more likely grow.",
+            "**A4 (assumed):** the per-element rates hold at every shard size. Below about $2^{26}$ elements per "
+            "GPU they are optimistic: chapter 11's `fastest` on $2^{26}$ int32 on one H200 takes "
+            f"{small[0][1]:.4g} ms where $a_s$ predicts {small[0][2]:.3g} ms, and on $2^{{22}}$ "
+            f"{small[1][1]:.4g} ms against {small[1][2]:.3g} ms (`docs/results/ch11-sizes-h200-8ea8ce3.csv`: `fastest` before the H200 got a recipe of its "
+            "own, from $2^{23}$ on the grouped kernel that the shards run, there with step 5's prefetch; "
+            "16 MiB also fits in the 60 MiB L2).",
+        ]),
+    ])
+
+
+def ch14_model_table():
+    """Chapter 14: the model checked on two GPUs, its table, and what the
+    table says."""
+    if not (RESULTS / "ch14-h200x2.csv").exists():
+        return "*Not measured yet.*"
+    m = ch14_model()
+    p, one, half, T, E, work, nodes = m["p"], m["one"], m["half"], m["T"], m["E"], m["work"], m["nodes"]
+    x, x1 = ms(p, "exchange_ms"), ms(half, "exchange_ms")
+    per, scan = m["per"], ms(p, "scan_ms")
+    n32, n36 = 1 << 32, 1 << 36
+    two = per + x
+    on_one = per + x1
+    whole = 2 * scan
+    carry = max(abs(on_one / ms(half) - 1), abs(whole / ms(one) - 1))
+    t = lambda v: f"{v:.3f}" if v < 10 else f"{v:.2f}"
+    speed = lambda v: f"{v:.3g}"
+    hbm = float(re.search(r"([\d.]+) GiB, peak", read_csv(RESULTS / "ch14-h200x2.csv")[1]["device"]).group(1))
+    out = [prose(
+        f"**The check on two GPUs.** The model gives {per:.3f} + {x:.3f} = {two:.3f} ms against the measured "
+        f"{ms(p):.3f} ms: {100 * abs(two / ms(p) - 1):.2f}% apart, which only says that the medians of the "
+        "phases add up to about the median of the totals, since the model was built from them. Two checks that "
+        f"were not used to build it: one GPU running the three phases on $2^{{31}}$ elements is predicted at "
+        f"{per:.3f} + {x1:.3f} = {on_one:.3f} ms and measured at {ms(half):.3f} ms; and twice the shard scan, "
+        f"$2 \\times {scan:.3f} = {whole:.3f}$ ms, predicts chapter 11's one-GPU scan of $2^{{32}}$ measured at "
+        f"{ms(one):.3f} ms. The per-element rates carry across sizes and GPUs to within "
+        f"{math.ceil(10000 * carry) / 100:.2f}%."), "",
+        "| $n$ | $P$ | nodes | $n/P$ per GPU | reduce + scan, ms | exchange, ms | total, ms | x one GPU |",
+        "|---|---|---|---|---|---|---|---|",
+        f"| $2^{{32}}$ | 1 | 1 | $2^{{32}}$ | | | {ms(one):.3f} (measured) | 1 |"]
+    base = lambda n: ms(one) * n / n32
+    for n in (n32, n36):
+        for P in (2, 8, 64, 1024):
+            e = (n // P).bit_length() - 1
+            lead = f"| $2^{{{n.bit_length() - 1}}}$ | {P:,} | {nodes(P)} | $2^{{{e}}}$ |"
+            if n // P * 4 * 2 > hbm * 2**30:
+                out.append(f"{lead} does not fit: {n // P * 8 // 2**30} GiB in and out per GPU | | | |")
+                continue
+            total = t(T(n, P)) + (f" (measured {ms(p):.3f})" if (n, P) == (n32, 2) else "")
+            note = " (a)" if n != n32 else ""
+            out.append(f"{lead} {t(work(n, P))} | {E(P):.3f} | {total} | {speed(base(n) / T(n, P))}{note} |")
+    out += ["", prose(
+        f"(a) Against {base(n36):.4g} ms, the one-GPU time at $2^{{32}}$ times {n36 // n32}: no H200 holds "
+        f"$2^{{36}}$ int32 ({n36 * 4 // 2**30} GiB) twice, so this is a GPU that does not exist, running at the "
+        "measured rate."), "", "What the table says, within its assumptions:", ""]
+    big, ring_ms = 1024, m["ring_us"](1024) / 1000
+    rounds = (big - 1).bit_length()
+    dbl_ms = m["doubling_us"](big) / 1000
+    share = lambda n, P: f"{100 * E(P) / T(n, P):.0f}%"
+    assert base(n32) / T(n32, big) < base(n32) / T(n32, 64)
+    out.append(bullets([
+        f"**Up to one node, bandwidth rules.** At 8 GPUs the speedup stays close to $2P/3$ ({2 * 8 / 3:.2f}) "
+        f"plus the reduce's faster reads: {speed(base(n32) / T(n32, 8))} at $2^{{32}}$, where the exchange is "
+        f"already {share(n32, 8)} of the time, and {speed(base(n36) / T(n36, 8))} at $2^{{36}}$.",
+        f"**Across nodes, latency takes over.** At 64 GPUs and $2^{{32}}$ elements each GPU's work is down to "
+        f"{t(work(n32, 64))} ms and the exchange is {share(n32, 64)} of the time. At 1,024 GPUs the ring's "
+        f"1,023 steps cost {half_up(ring_ms, 2)} ms while each GPU works for {1000 * work(n32, big):.0f} µs "
+        f"(less than A4 admits): the 1,024 GPUs would be {base(n32) / T(n32, big):.0f} times one GPU, slower "
+        f"than 64. A larger array restores the balance: $2^{{36}}$ elements keep 1,024 GPUs busy for "
+        f"{t(work(n36, big))} ms each, and the exchange is still {share(n36, big)} of the time.",
+        "**The cure is fewer steps, not more bandwidth.** The totals are tiny, so an exchange in $\\log_2 P$ "
+        "rounds (recursive doubling: each round a send and a receive to a partner at distance $2^r$) would pay "
+        f"{rounds} rounds at $P = 1024$ instead of 1,023 steps. With the same assumed constants, each round "
+        f"paying its own {NCCL_START_US} µs start and one step between nodes ({NCCL_NODE_STEP_US} µs), the "
+        f"latency would be about {dbl_ms:.2f} ms instead of the ring's {half_up(ring_ms, 2)} ms, and $E$ "
+        f"{m['F'] + dbl_ms:.2f} ms instead of {E(big):.2f} ms. Below about {m['cross']} GPUs the ring wins "
+        "(exercise 4).",
+    ]))
+    return "\n".join(out)
+
+
 def readme_headline():
     """The README's opening figures: chapter 11's `fastest` at 2^28 on each GPU."""
     def at(tag):
@@ -1116,6 +1379,10 @@ GENERATORS = {
     "ch10-tile-rate": ch10_tile_rate,
     "ch10-where": ch10_where,
     "ch14-summary": ch14_summary,
+    "ch14-shard-scan": ch14_shard_scan,
+    "ch14-rerun": ch14_rerun,
+    "ch14-model": ch14_model_text,
+    "ch14-model-table": ch14_model_table,
     "readme-headline": readme_headline,
 }
 for _ch in CHAPTER_TITLES:
