@@ -149,8 +149,8 @@ struct CopyCeiling {
               : bulk_look_back_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op,
                                     R.refill_in_look_back>;
       constexpr std::size_t kBytes = sizeof(BulkStorage<T, R.threads, R.items, R.stages>);
-      // More than 48 KiB of dynamic shared memory, allowed once per device,
-      // and the occupancy asked once: both off the timed path.
+      // More than 48 KiB of dynamic shared memory allowed, and the occupancy
+      // asked, once per device: both off the timed path.
       const int resident = persistent_blocks<kernel>(kThreads, kBytes);
       // Persistent blocks: as many as the device holds at once, no more
       // than there are tiles. The tiles of the first wave skip the settle.

@@ -215,13 +215,15 @@ __device__ __forceinline__ unsigned key_head_bits(const std::int32_t* keys, std:
   return bits;
 }
 
-/// Blocks of `threads` threads with `Storage` in shared memory that an H100
+/// Blocks of `threads` threads with `Storage` in shared memory that an sm_90
 /// SM holds at once (228 KiB of shared memory, 1 KiB of it reserved per
-/// block; 2048 threads). The kernel asks the compiler for registers to
-/// match (its MinBlocks, through `__launch_bounds__`), so that registers
-/// never allow fewer blocks than shared memory does. These are the sm_90
-/// figures written in as constants, not read from the device: the bulk
-/// kernel was tuned on the H100 only (docs/lab/ch12-h100.md).
+/// block; 2048 threads): the register budget the kernel is compiled for
+/// (its MinBlocks, through `__launch_bounds__`), so that registers never
+/// allow fewer blocks than shared memory does. `__launch_bounds__` needs a
+/// constant, so these are sm_90's figures, written in (the kernel was tuned
+/// on the H100, docs/lab/ch12-h100.md); the grid itself comes from the
+/// device, through persistent_blocks(), so a GPU with less shared memory
+/// per SM gets fewer blocks, each with registers to spare.
 template <class Storage>
 constexpr int bulk_blocks_per_sm(int threads) {
   const int by_shared = static_cast<int>((228 * 1024) / (sizeof(Storage) + 1024));
@@ -442,7 +444,8 @@ struct BulkSegmentedScan {
     constexpr std::size_t kShared = kBytes<T>;
     constexpr int kMinBlocks = bulk_blocks_per_sm<Storage<T>>(Threads);
     constexpr auto kernel = bulk_segmented_scan<Threads, kMinBlocks, Items, Stages, Batch, C, M, P, T, Op>;
-    const int resident = persistent_blocks<kernel>(Threads, kShared);  // shared memory allowed, occupancy asked once
+    // Shared memory allowed and occupancy asked, once per device.
+    const int resident = persistent_blocks<kernel>(Threads, kShared);
     Workspace workspace = r.workspace;
     const unsigned tiles = tile_count(r.n, kTile);
     const auto scratch = take_ticket_and_states<T>(workspace, r.n, kTile);

@@ -48,7 +48,8 @@ void launch_bulk(const T* in, T* out, std::int64_t n, const ch10::TicketAndWords
   constexpr auto kernel =
       bulk_scatter_selected<S.threads, S.items, S.stages, ch11::WalkOf<S.walk, S.windows>, Mode, T, Pred>;
   constexpr std::size_t kBytes = sizeof(BulkScatterStorage<T, S.threads, S.items, S.stages>);
-  const int resident = persistent_blocks<kernel>(S.threads, kBytes);  // shared memory allowed, occupancy asked once
+  // Shared memory allowed and occupancy asked, once per device.
+  const int resident = persistent_blocks<kernel>(S.threads, kBytes);
   const unsigned tiles = tile_count(n, kBulkTile);
   BackOff wait = S.wait;
   wait.first_settling_tile = static_cast<unsigned>(resident);

@@ -119,26 +119,27 @@ int resident_blocks(Kernel kernel, int threads, std::size_t dynamic_shared_bytes
 ///
 /// Above 48 KiB a kernel must opt in, and the opt-in belongs to the device:
 /// a program that scans on two GPUs from one thread (chapter 14) needs it
-/// on both. It is set once per device (one bit per device remembers where),
-/// so after the first call on a device no CUDA call but cudaGetDevice() is
-/// made here: the timed path stays clean. The occupancy is asked once, on
-/// the first device; on a GPU of another kind the grid is then only a wave
-/// too large or too small, which persistent blocks taking tiles by ticket
-/// tolerate (a block waiting for a free SM holds no tile anyone waits on).
-/// `Kernel` is a template argument so that each kernel has its own
-/// remembered state (kernels of one signature share a pointer type).
+/// on both. Both the opt-in and the occupancy are done once per device and
+/// remembered per device (two GPUs of different kinds each get their own
+/// grid), so after the first call on a device no CUDA call but
+/// cudaGetDevice() is made here: the timed path stays clean. `Kernel` is a
+/// template argument so that each kernel has its own remembered state
+/// (kernels of one signature share a pointer type).
 template <auto Kernel>
 int persistent_blocks(int threads, std::size_t shared_bytes) {
-  static std::atomic<std::uint64_t> opted_in{0};
+  constexpr int kDevices = 64;                  // devices remembered; any beyond are asked every time
+  static std::atomic<int> remembered[kDevices];  // per device: its grid, 0 until asked
   int device = 0;
   SCAN_CUDA(cudaGetDevice(&device));
-  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
-  if ((opted_in.load(std::memory_order_relaxed) & bit) == 0) {
-    require_shared_memory(shared_bytes);  // a clear message on a GPU with less, not a launch failure
-    SCAN_CUDA(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
-    opted_in.fetch_or(bit, std::memory_order_relaxed);
+  const bool kept = device >= 0 && device < kDevices;
+  if (kept) {
+    const int known = remembered[device].load(std::memory_order_acquire);
+    if (known != 0) return known;
   }
-  static const int resident = resident_blocks(Kernel, threads, shared_bytes);
+  require_shared_memory(shared_bytes);  // a clear message on a GPU with less, not a launch failure
+  SCAN_CUDA(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
+  const int resident = resident_blocks(Kernel, threads, shared_bytes);
+  if (kept) remembered[device].store(resident, std::memory_order_release);
   return resident;
 }
 
