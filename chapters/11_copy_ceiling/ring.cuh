@@ -190,16 +190,6 @@ struct BulkTiles {
       ch07::load_direct(in, span.start, span.valid, items, Op::template identity<T>());
     }
   }
-  /// The combination of this thread's items of `tile` (step 1).
-  template <class Op>
-  __device__ T thread_total(unsigned tile, int stage, Op op) const {
-    T items[Items];
-    read<Op>(tile, stage, items);
-    T total = items[0];
-#pragma unroll
-    for (int j = 1; j < Items; ++j) total = op(total, items[j]);
-    return total;
-  }
   /// Writes this thread's finished items of `tile`: into its stage (the
   /// caller stores the stage in bulk) or straight to global memory.
   __device__ void write(unsigned tile, int stage, const T (&items)[Items]) const {
@@ -361,8 +351,13 @@ struct ScanTileJob {
   /// Step 1: the tile's aggregate, published, and each thread's exclusive
   /// prefix within the tile.
   __device__ Carry reduce(unsigned tile, int stage) const {
+    T items[Items];
+    ring.template read<Op>(tile, stage, items);
+    T thread_total = items[0];
+#pragma unroll
+    for (int j = 1; j < Items; ++j) thread_total = op(thread_total, items[j]);
     Carry c;
-    c.before = ch06::block_exclusive_scan(ring.thread_total(tile, stage, op), op, ring.shared.scan, c.aggregate);
+    c.before = ch06::block_exclusive_scan(thread_total, op, ring.shared.scan, c.aggregate);
     if (threadIdx.x == 0) {
       if (tile == 0 && !Walker::kGrouped) {
         state.publish(0, Status::prefix, op(first, c.aggregate));  // tile 0 knows its prefix at once
@@ -499,8 +494,13 @@ __global__ void __launch_bounds__(ScanThreads + kWarpSize)
   // The scan warps. Step 1 for `tile`: its aggregate, published and
   // handed to the look-back warp, and each thread's prefix within the tile.
   const auto reduce = [&](unsigned tile, int stage, T& before) {
+    T items[Items];
+    ring.template read<Op>(tile, stage, items);
+    T thread_total = items[0];
+#pragma unroll
+    for (int j = 1; j < Items; ++j) thread_total = op(thread_total, items[j]);
     T aggregate;
-    before = scan_warps_exclusive_scan<ScanThreads>(ring.thread_total(tile, stage, op), op, shared.scan, aggregate);
+    before = scan_warps_exclusive_scan<ScanThreads>(thread_total, op, shared.scan, aggregate);
     if (threadIdx.x == 0) {
       if (tile == 0 && !Walker::kGrouped) {
         state.publish(0, Status::prefix, op(first, aggregate));  // tile 0 knows its prefix at once
