@@ -162,7 +162,8 @@ def resolve(lines, path, spec):
         closing = block_end(lines, opening + 1, 1)
         if lines[closing].strip() not in ("}", "};"):
             raise KitError(f"{rel(path)}:{closing + 1}: region {name}: the body must end with '}}' alone")
-        return opening + 1, closing - 1, re.match(r"\s*", lines[opening]).group(0) + "  "
+        # The body is indented from the header's first line (a header may wrap).
+        return opening + 1, closing - 1, re.match(r"\s*", lines[header]).group(0) + "  "
     if b is None:
         raise KitError(f"{rel(path)}:{k + 1}: region {name}: a 'from' region needs a 'to' line")
     start = find_line(lines, k + 1, a, f"region {name}: first line", path)
@@ -372,7 +373,8 @@ BUG_KINDS = ["missing barrier", "swapped operands", "off-by-one at a tile bounda
              "block-local scan passed off as full", "uninitialized shared-memory read",
              "relaxed load where an acquire is needed", "uninitialized accumulator",
              "exclusive scan shifted by one", "off-by-one at a segment boundary", "return before a barrier",
-             "flag set before the value it publishes", "value read before the acquire load"]
+             "flag set before the value it publishes", "value read before the acquire load",
+             "a prefix published by a tile that is not its group's last"]
 
 
 def parse_bug(path):

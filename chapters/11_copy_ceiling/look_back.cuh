@@ -161,6 +161,19 @@ struct AnyPrefixWalk {
   }
 };
 
+// kit: region grouped-walk body "resolve(const State& state, unsigned tile, T aggregate, Op op, BackOff wait,"
+// kit: todo The grouped look-back for `tile`, by a whole warp. Tiles come in groups
+// kit: todo of 32: first = tile - tile % 32, position = tile - first.
+// kit: todo Lane l < position waits (wait.nap) until tile first + l's state is not
+// kit: todo empty and takes its value, an aggregate; lane `position` takes `aggregate`;
+// kit: todo the other lanes the identity. A warp scan of those (ch06::warp_inclusive_scan)
+// kit: todo gives lane l the group's part S_g(l). With
+// kit: todo base = group_prefix_before(state, first, op, wait, seed), return
+// kit: todo {exclusive, inclusive, publish}: base at position 0, else op(base, S_g(position - 1));
+// kit: todo op(base, S_g(position)); publish only for the group's last tile (position 31):
+// kit: todo its inclusive prefix is the group prefix the walks of later groups read.
+// kit: stub (void)state; (void)tile; (void)op; (void)wait;
+// kit: stub return {seed, aggregate, false};
 // [grouped look-back]
 /// A look-back whose float sums are the same on every run.
 ///
