@@ -267,6 +267,7 @@ struct SegmentedTileJob {
   using Tiles = ch11::BulkTiles<Threads, Items, Stages, T>;                       ///< chapter 11's ring
   using Storage = BulkSegmentedStorage<T, Threads, Items, Stages, kStagedFlags>;  ///< the block's shared memory
   using Walk = SegmentedGroupedWalk<Batch, C>;                                    ///< step 2
+  /// The head flags' part of each refill.
   using Flags = HeadFlagLoads<kStagedFlags, M == Marks::heads && P == FlagPath::l2, Tiles::kTile>;
   static constexpr int kTile = Tiles::kTile;  ///< elements per tile
   /// What a thread keeps of a tile from its reduction to its finish.
