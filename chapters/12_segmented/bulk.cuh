@@ -387,50 +387,64 @@ inline constexpr int kBulkStages = 4;
 /// Groups of 32 tiles a look-back loads per trip: two, not chapter 11's
 /// four. With one long segment a walk usually ends at the nearest group,
 /// so the states of a third and fourth group are loaded for nothing.
-inline constexpr int kBulkBatch = 2;
+inline constexpr int kBulkGroups = 2;
 
-/// Registry entry: the persistent bulk-copy segmented scan.
-template <Construction C, Marks M, FlagPath P = FlagPath::l2, int Threads = kBulkThreads, int Items = kBulkItems,
-          int Stages = kBulkStages, int Batch = kBulkBatch, BackOff Wait = ch10::kSpin>
+/// Everything that tells the bulk variants apart, by name (chapter 11's
+/// Recipe style): `BulkSegmentedScan<BulkRecipe{.flags = FlagPath::stage}>`
+/// stages the head flags, every other field at its default (`bulk`).
+struct BulkRecipe {
+  Construction construction = Construction::direct;  ///< how (value, flag) pairs are combined
+  Marks marks = Marks::heads;                         ///< head flags, or keys that change
+  FlagPath flags = FlagPath::l2;                      ///< heads: the way the flags reach the threads
+  int threads = kBulkThreads;                         ///< threads per block
+  int items = kBulkItems;                             ///< items per thread (a multiple of 4)
+  int stages = kBulkStages;                           ///< tiles in the ring
+  int groups = kBulkGroups;                            ///< groups of 32 tiles a look-back loads per trip
+  BackOff wait = ch10::kSpin;                         ///< how a tile waits before looking back
+};
+
+/// Registry entry: the persistent bulk-copy segmented scan of recipe R.
+template <BulkRecipe R>
 struct BulkSegmentedScan {
   /// Elements per tile.
-  static constexpr int kTile = Threads * Items;
+  static constexpr int kTile = R.threads * R.items;
   /// Whether the flags travel into shared memory beside the values.
-  static constexpr bool kStagedFlags = M == Marks::heads && P == FlagPath::stage;
+  static constexpr bool kStagedFlags = R.marks == Marks::heads && R.flags == FlagPath::stage;
   /// The kernel's shared memory layout.
   template <class T>
-  using Storage = BulkSegmentedStorage<T, Threads, Items, Stages, kStagedFlags>;
+  using Storage = BulkSegmentedStorage<T, R.threads, R.items, R.stages, kStagedFlags>;
   /// Dynamic shared memory per block, in bytes.
   template <class T>
   static constexpr std::size_t kBytes = sizeof(Storage<T>);
 
   /// Name, summary and limits, for the registry.
   static VariantInfo info() {
+    constexpr bool kKeys = R.marks == Marks::keys;
+    constexpr bool kTransformed = R.construction == Construction::transformed;
+    constexpr bool kFlagsInL2 = !kKeys && R.flags == FlagPath::l2;
+    constexpr bool kShape = R.threads != kBulkThreads || R.items != kBulkItems || R.stages != kBulkStages;
+    const std::string tiles = ch07::shape_name(R.threads, R.items);
     VariantInfo v;
-    v.name = M == Marks::keys ? "bulk-by-key" : C == Construction::transformed ? "bulk-transformed" : "bulk";
-    const bool shape = Threads != kBulkThreads || Items != kBulkItems || Stages != kBulkStages;
+    v.name = kKeys ? "bulk-by-key" : kTransformed ? "bulk-transformed" : "bulk";
     // (append, not operator+: GCC 12 warns falsely on "-" + std::string)
-    if (shape) v.name.append("-").append(ch07::shape_name(Threads, Items)).append("-s").append(std::to_string(Stages));
-    if (Batch != kBulkBatch) v.name.append("-wide").append(std::to_string(Batch));
-    if (M == Marks::heads && P == FlagPath::stage) v.name.append("-stageflags");
-    if (Wait.settle_ns != 0) v.name.append("-settle").append(std::to_string(Wait.settle_ns));
-    v.summary = std::string(C == Construction::transformed ? "operator transformation"
-                                                           : "direct (conditional indexing)") +
+    if (kShape) v.name.append("-").append(tiles).append("-s").append(std::to_string(R.stages));
+    if (R.groups != kBulkGroups) v.name.append("-wide").append(std::to_string(R.groups));
+    if (kStagedFlags) v.name.append("-stageflags");
+    if (R.wait.settle_ns != 0) v.name.append("-settle").append(std::to_string(R.wait.settle_ns));
+    v.summary = std::string(kTransformed ? "operator transformation" : "direct (conditional indexing)") +
                 ", persistent blocks, values" + (kStagedFlags ? " and head flags" : "") +
-                " by bulk copy (TMA) through " + std::to_string(Stages) + " shared-memory stages" +
-                (M == Marks::heads && P == FlagPath::l2 ? ", head flags prefetched to L2 in bulk, read by the threads"
-                                                        : "") +
-                (M == Marks::keys ? ", segments where a 4-byte key changes (keys read directly)" : "") +
+                " by bulk copy (TMA) through " + std::to_string(R.stages) + " shared-memory stages" +
+                (kFlagsInL2 ? ", head flags prefetched to L2 in bulk, read by the threads" : "") +
+                (kKeys ? ", segments where a 4-byte key changes (keys read directly)" : "") +
                 ", next aggregate published before the look-back, grouped look-back (" +
-                std::to_string(Batch) + (Batch == 1 ? " group" : " groups") +
-                " per trip) that stops at a head, tiles of " +
-                ch07::shape_name(Threads, Items) + (Wait.settle_ns != 0 ? ", settles before looking back" : "");
-    v.block = Threads;
-    v.items_per_thread = Items;
+                std::to_string(R.groups) + (R.groups == 1 ? " group" : " groups") +
+                " per trip) that stops at a head, tiles of " + tiles +
+                (R.wait.settle_ns != 0 ? ", settles before looking back" : "");
+    v.block = R.threads;
+    v.items_per_thread = R.items;
     v.float_order_varies = true;  // the walk gathers groups back to where it stops
     v.segmented = true;
-    v.tuning = shape || Batch != kBulkBatch || Wait.settle_ns != 0 || C == Construction::transformed ||
-               (M == Marks::heads && P != FlagPath::l2);
+    v.tuning = kShape || R.groups != kBulkGroups || R.wait.settle_ns != 0 || kTransformed || (!kKeys && !kFlagsInL2);
     return v;
   }
   /// The scratch memory run() takes: the ticket and the tile states.
@@ -441,21 +455,22 @@ struct BulkSegmentedScan {
   /// Scans r.in into r.out on r.stream, restarting at r.heads (or where r.keys changes).
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
-    require_marks<M>(r);
+    require_marks<R.marks>(r);
     constexpr std::size_t kShared = kBytes<T>;
-    constexpr int kMinBlocks = bulk_blocks_per_sm<Storage<T>>(Threads);
-    constexpr auto kernel = bulk_segmented_scan<Threads, kMinBlocks, Items, Stages, Batch, C, M, P, T, Op>;
+    constexpr int kMinBlocks = bulk_blocks_per_sm<Storage<T>>(R.threads);
+    constexpr auto kernel = bulk_segmented_scan<R.threads, kMinBlocks, R.items, R.stages, R.groups, R.construction,
+                                                R.marks, R.flags, T, Op>;
     // Shared memory allowed and occupancy asked, once per device.
-    const int resident = persistent_blocks<kernel>(Threads, kShared);
+    const int resident = persistent_blocks<kernel>(R.threads, kShared);
     Workspace workspace = r.workspace;
     const unsigned tiles = tile_count(r.n, kTile);
     const auto scratch = take_ticket_and_states<T>(workspace, r.n, kTile);
     SCAN_CUDA(cudaMemsetAsync(scratch.ticket, 0, scratch.reset_bytes, r.stream));
-    BackOff wait = Wait;
+    BackOff wait = R.wait;
     wait.first_settling_tile = static_cast<unsigned>(resident);
     // Persistent blocks: as many as the device holds at once, no more than there are tiles.
     const unsigned blocks = std::min<unsigned>(tiles, static_cast<unsigned>(resident));
-    kernel<<<blocks, Threads, kShared, r.stream>>>(r.in, r.heads, r.keys, r.out, r.n, r.kind, scratch.ticket,
+    kernel<<<blocks, R.threads, kShared, r.stream>>>(r.in, r.heads, r.keys, r.out, r.n, r.kind, scratch.ticket,
                                                    FlaggedTileState<T>{scratch.words}, wait, op);
     SCAN_CUDA_LAUNCH();
   }

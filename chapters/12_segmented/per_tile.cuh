@@ -423,31 +423,45 @@ ch10::TicketAndWords<typename FlaggedTileState<T>::Word> take_ticket_and_states(
   return ch10::take_ticket_and_words<typename FlaggedTileState<T>::Word>(workspace, tile_count(n, tile));
 }
 
-/// Registry entry: the single-pass segmented scan, by construction C, with
-/// segments marked by head flags or keys.
-template <Construction C, Marks M, BackOff Wait = ch10::kSettle, int Threads = kThreads, int Items = kItems>
+/// Everything that tells the per-tile variants apart, by name (chapter
+/// 11's Recipe style): `SegmentedScan<PerTileRecipe{.marks = Marks::keys}>`
+/// is the scan by key, every other field at its default.
+struct PerTileRecipe {
+  Construction construction = Construction::direct;  ///< how (value, flag) pairs are combined
+  Marks marks = Marks::heads;                         ///< head flags, or keys that change
+  BackOff wait = ch10::kSettle;                       ///< how a tile waits before looking back
+  int threads = kThreads;                             ///< threads per block
+  int items = kItems;                                 ///< items per thread
+};
+
+/// Registry entry: the single-pass segmented scan of recipe R.
+template <PerTileRecipe R>
 struct SegmentedScan {
   /// Elements per tile.
-  static constexpr int kTile = Threads * Items;
+  static constexpr int kTile = R.threads * R.items;
 
   /// Name, summary and limits, for the registry.
   static VariantInfo info() {
+    constexpr bool kKeys = R.marks == Marks::keys;
+    constexpr bool kTransformed = R.construction == Construction::transformed;
+    constexpr bool kShape = R.threads != kThreads || R.items != kItems;
+    constexpr bool kSpins = R.wait.settle_ns == 0;
     VariantInfo v;
-    v.name = M == Marks::keys ? "by-key" : C == Construction::transformed ? "transformed" : "direct";
-    if (Threads != kThreads || Items != kItems) v.name += std::string("-").append(ch07::shape_name(Threads, Items));
-    if (Wait.settle_ns != ch10::kSettle.settle_ns) {
-      v.name += Wait.settle_ns == 0 ? std::string("-spin") : std::string("-settle").append(std::to_string(Wait.settle_ns));
+    v.name = kKeys ? "by-key" : kTransformed ? "transformed" : "direct";
+    if (kShape) v.name.append("-").append(ch07::shape_name(R.threads, R.items));
+    if (R.wait.settle_ns != ch10::kSettle.settle_ns) {
+      v.name += kSpins ? std::string("-spin") : std::string("-settle").append(std::to_string(R.wait.settle_ns));
     }
-    v.summary = std::string(C == Construction::transformed ? "operator transformation: (value, flag) pairs"
-                                                           : "direct: conditional indexing from a ballot of heads") +
-                (M == Marks::keys ? ", segments where a 4-byte key changes" : ", one-byte head flags") +
-                ", single pass with a flagged look-back" + (Wait.settle_ns == 0 ? ", spins" : "") + ", tiles of " +
-                ch07::shape_name(Threads, Items);
-    v.block = Threads;
-    v.items_per_thread = Items;
+    v.summary = std::string(kTransformed ? "operator transformation: (value, flag) pairs"
+                                         : "direct: conditional indexing from a ballot of heads") +
+                (kKeys ? ", segments where a 4-byte key changes" : ", one-byte head flags") +
+                ", single pass with a flagged look-back" + (kSpins ? ", spins" : "") + ", tiles of " +
+                ch07::shape_name(R.threads, R.items);
+    v.block = R.threads;
+    v.items_per_thread = R.items;
     v.float_order_varies = true;  // as chapter 10: the look-back's order depends on timing
     v.segmented = true;
-    v.tuning = !(Threads == kThreads && Items == kItems && Wait.settle_ns == ch10::kSettle.settle_ns);
+    v.tuning = kShape || R.wait.settle_ns != ch10::kSettle.settle_ns;
     return v;
   }
   /// The scratch memory run() takes: the ticket and the tile states.
@@ -458,17 +472,17 @@ struct SegmentedScan {
   /// Scans r.in into r.out on r.stream, restarting at r.heads (or where r.keys changes).
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
-    require_marks<M>(r);
-    const auto kernel = segmented_scan<Threads, Items, C, M, T, Op>;
-    static const int resident = resident_blocks(kernel, Threads);
+    require_marks<R.marks>(r);
+    const auto kernel = segmented_scan<R.threads, R.items, R.construction, R.marks, T, Op>;
+    static const int resident = resident_blocks(kernel, R.threads);
     Workspace workspace = r.workspace;
     const unsigned tiles = tile_count(r.n, kTile);
     const auto scratch = take_ticket_and_states<T>(workspace, r.n, kTile);
     SCAN_CUDA(cudaMemsetAsync(scratch.ticket, 0, scratch.reset_bytes, r.stream));
-    BackOff wait = Wait;
+    BackOff wait = R.wait;
     wait.first_settling_tile = static_cast<unsigned>(resident);
-    kernel<<<tiles, Threads, 0, r.stream>>>(r.in, r.heads, r.keys, r.out, r.n, r.kind, scratch.ticket,
-                                            FlaggedTileState<T>{scratch.words}, wait, op);
+    kernel<<<tiles, R.threads, 0, r.stream>>>(r.in, r.heads, r.keys, r.out, r.n, r.kind, scratch.ticket,
+                                              FlaggedTileState<T>{scratch.words}, wait, op);
     SCAN_CUDA_LAUNCH();
   }
 };

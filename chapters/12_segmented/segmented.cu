@@ -12,18 +12,20 @@ __global__ void mark_offsets(const std::int64_t* offsets, std::int64_t count, st
 }
 
 std::vector<Variant> variants() {
-  constexpr BackOff kSpin = ch10::kSpin;
+  using Bulk = BulkRecipe;
+  using PerTile = PerTileRecipe;
+  constexpr Construction kTransformed = Construction::transformed;
   return {
-      gpu_variant<SegmentedScan<Construction::transformed, Marks::heads>>(),
-      gpu_variant<SegmentedScan<Construction::direct, Marks::heads>>(),
-      gpu_variant<SegmentedScan<Construction::direct, Marks::keys>>(),
+      gpu_variant<SegmentedScan<PerTile{.construction = kTransformed}>>(),
+      gpu_variant<SegmentedScan<PerTile{}>>(),
+      gpu_variant<SegmentedScan<PerTile{.marks = Marks::keys}>>(),
       // Chapter 11's bulk kernel with (value, flag) pairs and the grouped walk.
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads>>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::keys>>(),
+      gpu_variant<BulkSegmentedScan<Bulk{}>>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.marks = Marks::keys}>>(),
       // Sweep points: spinning instead of settling, another tile shape.
-      gpu_variant<SegmentedScan<Construction::transformed, Marks::heads, kSpin>, SweepCombos>(),
-      gpu_variant<SegmentedScan<Construction::direct, Marks::heads, kSpin>, SweepCombos>(),
-      gpu_variant<SegmentedScan<Construction::direct, Marks::heads, ch10::kSettle, 256, 16>, SweepCombos>(),
+      gpu_variant<SegmentedScan<PerTile{.construction = kTransformed, .wait = ch10::kSpin}>, SweepCombos>(),
+      gpu_variant<SegmentedScan<PerTile{.wait = ch10::kSpin}>, SweepCombos>(),
+      gpu_variant<SegmentedScan<PerTile{.threads = 256, .items = 16}>, SweepCombos>(),
       // The bulk kernel's knobs, one at a time: the other construction;
       // the head flags in shared-memory stages beside the values (80 KiB
       // per block, two blocks per SM instead of three), also with chapter
@@ -31,22 +33,14 @@ std::vector<Variant> variants() {
       // and four groups per trip with the flags through L2; a shallower
       // ring (three stages: more blocks fit an SM); half-height tiles of
       // twice the threads.
-      gpu_variant<BulkSegmentedScan<Construction::transformed, Marks::heads>, SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::stage>, SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::stage, kBulkThreads, kBulkItems,
-                                    kBulkStages, 4>,
-                  SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::stage, kBulkThreads, kBulkItems,
-                                    kBulkStages, 1>,
-                  SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::l2, kBulkThreads, kBulkItems,
-                                    kBulkStages, 1>,
-                  SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::l2, kBulkThreads, kBulkItems,
-                                    kBulkStages, 4>,
-                  SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::l2, 256, 16, 3>, SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Construction::direct, Marks::heads, FlagPath::l2, 512, 8, 4>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.construction = kTransformed}>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.flags = FlagPath::stage}>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.flags = FlagPath::stage, .groups = 4}>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.flags = FlagPath::stage, .groups = 1}>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.groups = 1}>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.groups = 4}>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.stages = 3}>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.threads = 512, .items = 8}>, SweepCombos>(),
   };
 }
 

@@ -37,12 +37,14 @@ BackOff settle_for() {
   return wait;
 }
 
-/// Launches the persistent bulk scatter of shape `S`: as many blocks as the
+/// Launches the persistent bulk scatter of recipe `S`: as many blocks as the
 /// device holds at once (no more than there are tiles), each with the
 /// ring in dynamic shared memory.
-template <BulkShape S, Rejected Mode, class T, class Pred>
+template <ch11::Recipe S, Rejected Mode, class T, class Pred>
 void launch_bulk(const T* in, T* out, std::int64_t n, const ch10::TicketAndWords<unsigned long long>& s,
                  unsigned long long* selected, Pred pred, cudaStream_t stream) {
+  static_assert(S.kernel == ch11::Kernel::bulk && S.ahead == 0 && !S.refill_in_look_back,
+                "a scatter runs the plain bulk loop: no look-back warp, no prefetch, no refill in the look-back");
   constexpr int kBulkTile = S.threads * S.items;
   static_assert(kBulkTile >= kTile, "the scratch holds a state per kTile elements");
   constexpr auto kernel =

@@ -343,16 +343,6 @@ __global__ void __launch_bounds__(Threads)
 // [ballot scatter]
 
 // [bulk scatter]
-/// The shape of a persistent bulk scatter: chapter 11's knobs.
-struct BulkShape {
-  int threads;     ///< threads per block
-  int items;       ///< items per thread (a multiple of 4)
-  int stages;      ///< tiles in the ring (at least 3)
-  ch11::Walk walk; ///< how the look-back combines (over counts, every walk gives the same sums)
-  int windows;     ///< windows (or groups) of 32 tiles a look-back reads per trip
-  BackOff wait;    ///< how a tile waits
-};
-
 /// A tile in shared memory whose element p lives at p ^ (p / 32 mod 32):
 /// each row of 32 elements (one per bank) is permuted by its row number.
 ///
@@ -373,13 +363,17 @@ struct SwizzledTile {
   __device__ __forceinline__ T& operator[](unsigned p) const { return elements[p ^ ((p / 32) % 32)]; }
 };
 
-/// Chapter 11's `deterministic` recipe, its fastest for large inputs:
-/// 256 x 16 tiles, 4 stages (three blocks per SM at 4-byte elements), the
-/// grouped look-back reading 4 groups per trip, spinning.
-inline constexpr BulkShape kBulkGrouped{256, 16, 4, ch11::Walk::grouped, 4, ch10::kSpin};
+/// A bulk scatter is shaped by a chapter 11 Recipe (the fields of a bulk
+/// recipe: threads, items, stages, walk, windows, wait). This one is chapter
+/// 11's `deterministic` recipe, its fastest for large inputs, without the
+/// prefetch ahead: 256 x 16 tiles, 4 stages (three blocks per SM at 4-byte
+/// elements), the grouped look-back reading 4 groups per trip, spinning.
+inline constexpr ch11::Recipe kBulkGrouped =
+    ch11::wide(4, ch11::bulk(256, 16, 4, ch10::kSpin, ch11::Walk::grouped));
 /// The same with chapter 10's look-back (any published prefix ends it),
 /// reading 4 windows per trip.
-inline constexpr BulkShape kBulkAnyPrefix{256, 16, 4, ch11::Walk::any_prefix, 4, ch10::kSpin};
+inline constexpr ch11::Recipe kBulkAnyPrefix =
+    ch11::wide(4, ch11::bulk(256, 16, 4, ch10::kSpin, ch11::Walk::any_prefix));
 
 /// Shared memory of bulk_scatter_selected(): chapter 11's ring (the stages,
 /// their barriers and tile numbers; its other fields go unused), the block

@@ -432,7 +432,7 @@ void run_recurrence(const AppOptions& o, Session& session) {
     }
     DeviceBuffer<std::uint64_t> d_maps(maps), d_scanned(maps.size());
     DeviceBuffer<std::uint8_t> d_heads(heads);
-    using Segmented = ch12::SegmentedScan<ch12::Construction::transformed, ch12::Marks::heads>;
+    using Segmented = ch12::SegmentedScan<ch12::PerTileRecipe{.construction = ch12::Construction::transformed}>;
     Workspace measuring;
     Segmented::reserve<std::uint64_t, PackedCompose>(measuring, n, 0);
     DeviceBuffer<std::byte> segmented_scratch(measuring.used());
