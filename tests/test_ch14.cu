@@ -8,6 +8,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <string>
+#include <vector>
 
 using namespace scan;
 using Catch::Matchers::ContainsSubstring;
@@ -33,9 +34,11 @@ TEST_CASE("shards cover the array in order, whole tiles where they can", "[cpu][
   }
 }
 
-TEST_CASE("the scan across two GPUs is right in both launch modes", "[gpu][ch14]") {
+TEST_CASE("the scan across GPUs is right in both launch modes, with the carry applied or deferred", "[gpu][ch14]") {
   test::require_gpu(ch11::kNeedsHopper);
   test::require_gpus(2);
+  int visible = 0;
+  REQUIRE(cudaGetDeviceCount(&visible) == cudaSuccess);
   const std::string cases[] = {
       "--n 1",  // fewer elements than GPUs
       "--n 5",  // not divisible by the number of GPUs
@@ -45,15 +48,32 @@ TEST_CASE("the scan across two GPUs is right in both launch modes", "[gpu][ch14]
       "--n 1000003 --type float",
       "--n 300007 --type int64 --op max",
   };
-  for (const char* mode : {"process", "ranks"}) {
-    for (const std::string& c : cases) {
-      const test::ProgramResult r =
-          test::run_program("ch14_multi_gpu", c + " --gpus 2 --reps 0 --quiet --mode " + mode, "NCCL_NVLS_ENABLE=0");
-      INFO(mode << ": " << c << "\n" << r.output);
-      CHECK(r.exit_code == 0);
-      CHECK_THAT(r.output, ContainsSubstring("PASS"));
+  // Two GPUs, and up to four where the machine has them (an odd count too).
+  std::vector<int> counts{2};
+  if (visible >= 3) counts.push_back(3);
+  if (visible >= 4) counts.push_back(4);
+  for (const int gpus : counts) {
+    for (const char* mode : {"process", "ranks"}) {
+      for (const char* carry : {"applied", "deferred"}) {
+        for (const std::string& c : cases) {
+          const std::string arguments = c + " --gpus " + std::to_string(gpus) + " --reps 0 --quiet --mode " + mode +
+                                        " --carry " + carry;
+          const test::ProgramResult r = test::run_program("ch14_multi_gpu", arguments, "NCCL_NVLS_ENABLE=0");
+          INFO(arguments << "\n" << r.output);
+          CHECK(r.exit_code == 0);
+          CHECK_THAT(r.output, ContainsSubstring("PASS"));
+        }
+      }
     }
   }
+}
+
+TEST_CASE("a --carry that is neither applied nor deferred is a usage error", "[cpu][ch14]") {
+  if (!test::program_exists("ch14_multi_gpu")) SKIP("ch14_multi_gpu is built only where NCCL is found");
+  const test::ProgramResult r = test::run_program("ch14_multi_gpu", "--carry sideways --n 1000");
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, ContainsSubstring("--carry must be applied or deferred, not 'sideways'"));
 }
 
 TEST_CASE("asking for more GPUs than there are is a clear error", "[gpu][ch14]") {

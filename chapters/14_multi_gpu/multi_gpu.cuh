@@ -6,7 +6,9 @@
 /// ncclAllGather, each GPU combines the totals of the GPUs before it into
 /// its carry, and scans its shard seeded with that carry with chapter 11's
 /// single-pass kernel (n/P read, n/P written): 3n/P element moves per GPU,
-/// against 4n/P for a scan followed by adding the carry.
+/// against 4n/P for a scan followed by adding the carry. With the carry
+/// deferred (Carry::deferred) each GPU scans its shard alone (2n/P moves)
+/// and hands its carry to whoever reads the output next.
 #pragma once
 
 #include "coarsening.cuh"    // chapter 07: the tile
@@ -115,10 +117,30 @@ __global__ void carry_before(const T* totals, int rank, T* carry, Op op) {
 }
 // [carry]
 
-/// The scan each GPU runs on its shard: chapter 11's deterministic kernel,
-/// which takes a seed, without its prefetch into L2 (chapter 11's step 5):
-/// on the H200s this chapter runs on, the bulk ring is faster without it.
-using ShardScan = ch11::CopyCeiling<ch11::ahead(0, ch11::kDeterministic)>;
+/// Deferred carry: the shard's total, read off its own scan (the last
+/// inclusive element; an exclusive scan's last element combined with the
+/// last input), so no separate reduce pass is needed.
+template <class T, class Op>
+__global__ void total_from_scan(const T* in, const T* out, std::int64_t count, Kind kind, T* total, Op op) {
+  if (count == 0) {
+    *total = Op::template identity<T>();
+  } else {
+    *total = kind == Kind::inclusive ? out[count - 1] : op(out[count - 1], in[count - 1]);
+  }
+}
+
+/// The scan each GPU runs on its shard: chapter 11's `deterministic`, the
+/// grouped look-back in the recipe measured fastest on that GPU (the
+/// overlapped ring on an H200, the 2 MiB prefetch on an H100), chosen per
+/// device. It takes a seed, so the carry goes in as the value before the
+/// shard's first tile, and its float sums are the same on every run.
+using ShardScan = ch11::Deterministic;
+
+/// Where the carry of the GPUs before goes.
+enum class Carry {
+  applied,   ///< into the shard's scan (reduce, exchange, seeded scan): the output is the global scan
+  deferred,  ///< nowhere yet: each shard holds its own scan, and `carry` what the reader must put before it
+};
 
 /// What one GPU needs for its part: its shard, its stream, its
 /// communicator, and scratch memory (partials, total, totals, carry, the
@@ -200,11 +222,17 @@ void exchange_totals(const Part<T>& part) {
   check_nccl(ncclAllGather(part.total, part.totals, 1, nccl_type<T>(), part.comm, part.stream), "ncclAllGather");
 }
 
-/// Steps 3 and 4 on one GPU: its carry, then its shard scanned with it.
+/// Step 3 on one GPU: its carry, the combination of the totals before it.
 template <class T, class Op>
-void scan_shard(const Part<T>& part, Kind kind, Op op) {
+void combine_carry(const Part<T>& part, Op op) {
   carry_before<<<1, 1, 0, part.stream>>>(part.totals, part.rank, part.carry, op);
   SCAN_CUDA_LAUNCH();
+}
+
+/// The shard's scan with chapter 11's kernel, seeded with `seed` (nullptr:
+/// the identity, a scan of the shard alone).
+template <class T, class Op>
+void run_shard_scan(const Part<T>& part, Kind kind, const T* seed, Op op) {
   if (part.count == 0) return;
   ScanRequest<T> request;
   request.in = part.in;
@@ -213,10 +241,29 @@ void scan_shard(const Part<T>& part, Kind kind, Op op) {
   request.kind = kind;
   request.workspace = part.scan_workspace;
   request.stream = part.stream;
-  request.seed = part.carry;
+  request.seed = seed;
   ShardScan::run<T, Op>(request, op);
 }
+
+/// Steps 3 and 4 on one GPU: its carry, then its shard scanned with it.
+template <class T, class Op>
+void scan_shard(const Part<T>& part, Kind kind, Op op) {
+  combine_carry(part, op);
+  run_shard_scan(part, kind, part.carry, op);
+}
 // [phases]
+
+// [deferred]
+/// Deferred carry, step 1 on one GPU: the shard scanned alone, its total
+/// read off the scan's end. (Then exchange_totals() and combine_carry(),
+/// as with the carry applied; nothing reads the shard a second time.)
+template <class T, class Op>
+void scan_shard_alone(const Part<T>& part, Kind kind, Op op) {
+  run_shard_scan(part, kind, static_cast<const T*>(nullptr), op);
+  total_from_scan<<<1, 1, 0, part.stream>>>(part.in, part.out, part.count, kind, part.total, op);
+  SCAN_CUDA_LAUNCH();
+}
+// [deferred]
 
 /// Where shard k of n elements over P GPUs begins: n/P each, the remainder
 /// spread over the first GPUs, and every boundary on a multiple of 4096 when

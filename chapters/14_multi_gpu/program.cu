@@ -37,19 +37,82 @@ float elapsed_ms(cudaEvent_t from, cudaEvent_t to) {
   return ms;
 }
 
-/// One GPU's resources in a run: its part, its arrays, its events.
+/// One GPU's resources in a run: its part, its arrays, and an event at
+/// each phase boundary: the first phase (the reduce; with the carry
+/// deferred, the scan) ends at `first_done`, the exchange at `exchanged`,
+/// the run at `done`.
 template <class T>
 struct Gpu {
   Part<T> part;
   DeviceBuffer<T> in, out;
   DeviceBuffer<std::byte> scratch;
-  cudaEvent_t start{}, reduced{}, exchanged{}, scanned{};
+  cudaEvent_t start{}, first_done{}, exchanged{}, done{};
 };
 
 /// Times of one run, per phase: the slowest GPU's.
 struct PhaseTimes {
   double total = 0, reduce = 0, exchange = 0, scan = 0;
 };
+
+/// The phase before the exchange on one GPU: the reduce, or, with the carry
+/// deferred, the shard's scan and its total.
+template <class T, class Op>
+void first_phase(const Options14& o, const Part<T>& part) {
+  if (o.defer_carry) {
+    scan_shard_alone(part, o.kind, Op{});
+  } else {
+    reduce_shard(part, Op{});
+  }
+}
+
+/// The phase after the exchange: the carry, and with the carry applied the
+/// shard's seeded scan.
+template <class T, class Op>
+void last_phase(const Options14& o, const Part<T>& part) {
+  if (o.defer_carry) {
+    combine_carry(part, Op{});
+  } else {
+    scan_shard(part, o.kind, Op{});
+  }
+}
+
+/// One GPU's phase times from its events.
+template <class T>
+PhaseTimes phase_times(const Options14& o, const Gpu<T>& g) {
+  PhaseTimes t;
+  t.total = elapsed_ms(g.start, g.done);
+  t.exchange = elapsed_ms(g.first_done, g.exchanged);
+  if (o.defer_carry) {
+    t.scan = elapsed_ms(g.start, g.first_done);  // the scan and the shard's total
+  } else {
+    t.reduce = elapsed_ms(g.start, g.first_done);
+    t.scan = elapsed_ms(g.exchanged, g.done);
+  }
+  return t;
+}
+
+/// A shard's output as the global scan: with the carry deferred, the carry
+/// put before each element (as the reader of the output would); with the
+/// carry applied, as it is.
+template <class T, class Op>
+void apply_carry(const Options14& o, const T& carry, T* shard, std::int64_t count) {
+  if (!o.defer_carry) return;
+  const Op op{};
+  for (std::int64_t i = 0; i < count; ++i) shard[i] = op(carry, shard[i]);
+}
+
+/// The carry a GPU computed, copied to the host.
+template <class T>
+T carry_of(const Part<T>& part) {
+  T carry{};
+  SCAN_CUDA(cudaMemcpy(&carry, part.carry, sizeof(T), cudaMemcpyDeviceToHost));
+  return carry;
+}
+
+/// The name of a run's mode in the table: how it is launched, and where the carry goes.
+std::string mode_name(const Options14& o, const std::string& launch) {
+  return o.defer_carry ? launch + " (carry deferred)" : launch;  // no comma: the CSV does not quote
+}
 
 /// What a run printed as its table rows.
 struct Line {
@@ -82,9 +145,9 @@ void print_lines(const Options14& o, const std::vector<Line>& lines, std::size_t
         std::cout << fixed(l.timing.median_ms, 6) << ',' << fixed(l.timing.min_ms, 6) << ','
                   << fixed(l.timing.max_ms, 6) << ',' << fixed(gigabytes_per_second(bytes, l.timing.median_ms), 2)
                   << ',';
-        if (l.phased) {
-          std::cout << fixed(l.phases.reduce, 6) << ',' << fixed(l.phases.exchange, 6) << ','
-                    << fixed(l.phases.scan, 6);
+        if (l.phased) {  // no reduce with the carry deferred: an empty field
+          std::cout << (l.phases.reduce > 0 ? fixed(l.phases.reduce, 6) : "") << ',' << fixed(l.phases.exchange, 6)
+                    << ',' << fixed(l.phases.scan, 6);
         } else {
           std::cout << ",,";
         }
@@ -106,7 +169,7 @@ void print_lines(const Options14& o, const std::vector<Line>& lines, std::size_t
       std::snprintf(row, sizeof row, "%-32s %5d %13lld %11.4f %9.1f %8s %8s %9s %8s  %s", l.what.c_str(), l.gpus,
                     static_cast<long long>(l.n), l.timing.median_ms, gigabytes_per_second(bytes, l.timing.median_ms),
                     one_gpu_ms > 0 && l.gpus > 1 ? fixed(one_gpu_ms / l.timing.median_ms, 2).c_str() : "-",
-                    l.phased ? fixed(l.phases.reduce, 3).c_str() : "-", l.phased ? fixed(l.phases.exchange, 3).c_str() : "-",
+                    l.phased && l.phases.reduce > 0 ? fixed(l.phases.reduce, 3).c_str() : "-", l.phased ? fixed(l.phases.exchange, 3).c_str() : "-",
                     l.phased ? fixed(l.phases.scan, 3).c_str() : "-", l.status.c_str());
     } else {
       std::snprintf(row, sizeof row, "%-32s %5d %13lld %11s %9s %8s %8s %9s %8s  %s", l.what.c_str(), l.gpus,
@@ -129,15 +192,19 @@ PhaseTimes median_phases(std::vector<PhaseTimes> runs, TimingStats& total) {
   return {total.median_ms, summarize(reduces).median_ms, summarize(exchanges).median_ms, summarize(scans).median_ms};
 }
 
-/// The same scan on one GPU (device 0), whole, if it fits: the comparison.
+/// The scan the multi-GPU runs are compared with: the best the tutorial has
+/// on one GPU, chapter 11's `fastest` as it dispatches on that GPU and size.
+using OneGpuScan = ch11::Fastest;
+
+/// The best one-GPU scan (device 0) of the whole input, if it fits: the comparison.
 template <class T, class Op>
 Line one_gpu_line(const Options14& o, const std::vector<T>& input) {
-  Line line{"one GPU (chapter 11)", o.n, 1};
+  Line line{"one GPU (chapter 11's fastest)", o.n, 1};
   SCAN_CUDA(cudaSetDevice(0));
   std::size_t free_bytes = 0, total_bytes = 0;
   SCAN_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
   Workspace measuring;
-  ShardScan::reserve<T, Op>(measuring, o.n, 0);
+  OneGpuScan::reserve<T, Op>(measuring, o.n, 0);
   if (2 * input.size() * sizeof(T) + measuring.used() > free_bytes) {
     line.status = "SKIP";
     line.note = "does not fit one GPU";
@@ -152,7 +219,8 @@ Line one_gpu_line(const Options14& o, const std::vector<T>& input) {
   request.kind = o.kind;
   request.workspace = Workspace(scratch.data(), measuring.used());
   // With --reps 0 the scan still runs once (as a warm-up), to be checked, untimed.
-  line.timing = time_device([&] { ShardScan::run<T, Op>(request, Op{}); }, o.reps > 0 ? o.warmup : 1, o.reps, nullptr);
+  line.timing =
+      time_device([&] { OneGpuScan::run<T, Op>(request, Op{}); }, o.reps > 0 ? o.warmup : 1, o.reps, nullptr);
   line.timed = o.reps > 0;
   const VerifyReport report = verify_scan(input, out.to_host(), o.kind, Op{});
   if (!report.ok) {
@@ -201,14 +269,14 @@ int run_one_process(const Options14& o, int gpus, const std::string& device_line
     g.part.out = g.out.data();
     g.scratch = DeviceBuffer<std::byte>(part_scratch_bytes<T, Op>(g.part.count, gpus, k));
     place_scratch<T, Op>(g.part, g.scratch.data());
-    for (cudaEvent_t* e : {&g.start, &g.reduced, &g.exchanged, &g.scanned}) SCAN_CUDA(cudaEventCreate(e));
+    for (cudaEvent_t* e : {&g.start, &g.first_done, &g.exchanged, &g.done}) SCAN_CUDA(cudaEventCreate(e));
   }
   const auto run = [&] {
     for (auto& g : gpu) {
       SCAN_CUDA(cudaSetDevice(g.part.device));
       SCAN_CUDA(cudaEventRecord(g.start, g.part.stream));
-      reduce_shard(g.part, Op{});
-      SCAN_CUDA(cudaEventRecord(g.reduced, g.part.stream));
+      first_phase<T, Op>(o, g.part);
+      SCAN_CUDA(cudaEventRecord(g.first_done, g.part.stream));
     }
     check_nccl(ncclGroupStart(), "ncclGroupStart");
     for (auto& g : gpu) exchange_totals(g.part);
@@ -216,33 +284,33 @@ int run_one_process(const Options14& o, int gpus, const std::string& device_line
     for (auto& g : gpu) {
       SCAN_CUDA(cudaSetDevice(g.part.device));
       SCAN_CUDA(cudaEventRecord(g.exchanged, g.part.stream));
-      scan_shard(g.part, o.kind, Op{});
-      SCAN_CUDA(cudaEventRecord(g.scanned, g.part.stream));
+      last_phase<T, Op>(o, g.part);
+      SCAN_CUDA(cudaEventRecord(g.done, g.part.stream));
     }
   };
   const auto finish = [&] {
     PhaseTimes slowest;
     for (auto& g : gpu) {
       SCAN_CUDA(cudaSetDevice(g.part.device));
-      SCAN_CUDA(cudaEventSynchronize(g.scanned));
-      slowest.total = std::max<double>(slowest.total, elapsed_ms(g.start, g.scanned));
-      slowest.reduce = std::max<double>(slowest.reduce, elapsed_ms(g.start, g.reduced));
-      slowest.exchange = std::max<double>(slowest.exchange, elapsed_ms(g.reduced, g.exchanged));
-      slowest.scan = std::max<double>(slowest.scan, elapsed_ms(g.exchanged, g.scanned));
+      SCAN_CUDA(cudaEventSynchronize(g.done));
+      const PhaseTimes t = phase_times(o, g);
+      slowest.total = std::max(slowest.total, t.total);
+      slowest.reduce = std::max(slowest.reduce, t.reduce);
+      slowest.exchange = std::max(slowest.exchange, t.exchange);
+      slowest.scan = std::max(slowest.scan, t.scan);
     }
     return slowest;
   };
-  Line line{"one process", o.n, gpus};
+  Line line{mode_name(o, "one process"), o.n, gpus};
   progress.step("ch14: " + std::to_string(gpus) + " GPUs: running once and verifying", o.n);
   run();
   (void)finish();
   std::vector<T> output(input.size());
   for (auto& g : gpu) {
     SCAN_CUDA(cudaSetDevice(g.part.device));
-    if (g.part.count > 0) {
-      SCAN_CUDA(cudaMemcpy(output.data() + shard_begin(o.n, gpus, g.part.rank), g.out.data(), g.out.bytes(),
-                           cudaMemcpyDeviceToHost));
-    }
+    T* shard = output.data() + shard_begin(o.n, gpus, g.part.rank);
+    if (g.part.count > 0) SCAN_CUDA(cudaMemcpy(shard, g.out.data(), g.out.bytes(), cudaMemcpyDeviceToHost));
+    apply_carry<T, Op>(o, carry_of(g.part), shard, g.part.count);
   }
   const VerifyReport report = verify_scan(input, output, o.kind, Op{});
   if (!report.ok) {
@@ -266,7 +334,7 @@ int run_one_process(const Options14& o, int gpus, const std::string& device_line
   lines.push_back(line);
   for (auto& g : gpu) {
     SCAN_CUDA(cudaSetDevice(g.part.device));
-    const cudaEvent_t events[] = {g.start, g.reduced, g.exchanged, g.scanned};
+    const cudaEvent_t events[] = {g.start, g.first_done, g.exchanged, g.done};
     for (cudaEvent_t e : events) (void)cudaEventDestroy(e);
     (void)cudaStreamDestroy(g.part.stream);
     (void)ncclCommDestroy(g.part.comm);
@@ -328,18 +396,17 @@ int run_rank(const Options14& o, int rank, int ranks, const std::string& id_path
   g.part.out = g.out.data();
   g.scratch = DeviceBuffer<std::byte>(part_scratch_bytes<T, Op>(g.part.count, ranks, g.part.device));
   place_scratch<T, Op>(g.part, g.scratch.data());
-  for (cudaEvent_t* e : {&g.start, &g.reduced, &g.exchanged, &g.scanned}) SCAN_CUDA(cudaEventCreate(e));
+  for (cudaEvent_t* e : {&g.start, &g.first_done, &g.exchanged, &g.done}) SCAN_CUDA(cudaEventCreate(e));
   const auto run = [&] {
     SCAN_CUDA(cudaEventRecord(g.start, g.part.stream));
-    reduce_shard(g.part, Op{});
-    SCAN_CUDA(cudaEventRecord(g.reduced, g.part.stream));
+    first_phase<T, Op>(o, g.part);
+    SCAN_CUDA(cudaEventRecord(g.first_done, g.part.stream));
     exchange_totals(g.part);
     SCAN_CUDA(cudaEventRecord(g.exchanged, g.part.stream));
-    scan_shard(g.part, o.kind, Op{});
-    SCAN_CUDA(cudaEventRecord(g.scanned, g.part.stream));
-    SCAN_CUDA(cudaEventSynchronize(g.scanned));
-    return PhaseTimes{elapsed_ms(g.start, g.scanned), elapsed_ms(g.start, g.reduced),
-                      elapsed_ms(g.reduced, g.exchanged), elapsed_ms(g.exchanged, g.scanned)};
+    last_phase<T, Op>(o, g.part);
+    SCAN_CUDA(cudaEventRecord(g.done, g.part.stream));
+    SCAN_CUDA(cudaEventSynchronize(g.done));
+    return phase_times(o, g);
   };
   (void)run();
   // Check the shard: the output before it is the oracle's own, so the
@@ -349,6 +416,7 @@ int run_rank(const Options14& o, int rank, int ranks, const std::string& id_path
   if (g.part.count > 0) {
     SCAN_CUDA(cudaMemcpy(got.data() + begin, g.out.data(), g.out.bytes(), cudaMemcpyDeviceToHost));
   }
+  apply_carry<T, Op>(o, carry_of(g.part), got.data() + begin, g.part.count);
   const VerifyReport report = verify_scan(prefix, got, o.kind, Op{});
   if (!report.ok) std::cerr << "FAIL: rank " << rank << ", n = " << o.n << ": " << report.describe() << "\n";
   std::vector<PhaseTimes> runs;
@@ -365,12 +433,12 @@ int run_rank(const Options14& o, int rank, int ranks, const std::string& id_path
   check_nccl(ncclAllGather(d_sent.data(), d_all.data(), 5, ncclFloat64, comm, g.part.stream), "ncclAllGather");
   SCAN_CUDA(cudaStreamSynchronize(g.part.stream));
   const std::vector<double> all = d_all.to_host();
-  const cudaEvent_t events[] = {g.start, g.reduced, g.exchanged, g.scanned};
+  const cudaEvent_t events[] = {g.start, g.first_done, g.exchanged, g.done};
   for (cudaEvent_t e : events) (void)cudaEventDestroy(e);
   (void)cudaStreamDestroy(g.part.stream);
   (void)ncclCommDestroy(comm);
   bool every_ok = true;
-  Line line{"one rank per GPU", o.n, ranks};
+  Line line{mode_name(o, "one rank per GPU"), o.n, ranks};
   for (int k = 0; k < ranks; ++k) {
     every_ok = every_ok && all[5 * k] == 1.0;
     line.phases.total = std::max(line.phases.total, all[5 * k + 1]);
@@ -425,7 +493,8 @@ int launch_ranks(int ranks, int argc, char** argv) {
 int run_program(int argc, char** argv) {
   Options14 o;
   CLI::App app("Chapter 14: one scan across several GPUs through NCCL. Each GPU reduces its shard, the totals\n"
-               "are all-gathered, and each GPU scans its shard seeded with the totals before it.",
+               "are all-gathered, and each GPU scans its shard seeded with the totals before it (with\n"
+               "--carry deferred: each GPU scans its shard alone, and the carry before it is left apart).",
                "ch14_multi_gpu");
   configure_app(app);
   add_count_option(app, "--n", o.n, "elements in all, with K/M/G suffixes [256M]");
@@ -436,6 +505,15 @@ int run_program(int argc, char** argv) {
                    [&o](const std::string& v) {
                      if (v != "process" && v != "ranks") throw UsageError("--mode must be process or ranks, not '" + v + "'");
                      o.mode = v;
+                   });
+  add_value_option(app, "--carry", "C",
+                   "applied (the output is the global scan) or deferred (each shard holds its own scan; the "
+                   "carry before it is left for the reader) [applied]",
+                   [&o](const std::string& v) {
+                     if (v != "applied" && v != "deferred") {
+                       throw UsageError("--carry must be applied or deferred, not '" + v + "'");
+                     }
+                     o.defer_carry = v == "deferred";
                    });
   app.add_flag_callback("--no-compare", [&o] { o.compare = false; }, "leave out the one-GPU row");
   add_run_options(app, o);

@@ -17,6 +17,7 @@ struct Options14 : RunOptions {
   Kind kind = Kind::inclusive;               ///< `--kind`
   int gpus = 0;                              ///< GPUs to use (0: all visible)
   std::string mode = "process";              ///< "process" or "ranks"
+  bool defer_carry = false;                  ///< `--carry deferred`: each shard scanned alone, its carry apart
   bool compare = true;                       ///< also time the scan on one GPU
   OutputFormat format = OutputFormat::table; ///< table or `--csv`
 };

@@ -1056,26 +1056,19 @@ def power_text(n, e=30):
 
 
 def ch14_shard_scan():
-    """Chapter 14: why the shard scan has no prefetch, and what the bulk
-    kernel costs 8-byte types (chapter 11's H200 files)."""
-    sweep, _ = read_csv(RESULTS / "sweep-ch11-h200.csv")
-    point = "bulk-256x16-s4-grouped-wide4-spin"
-    at = lambda v: float(next(r["median_ms"] for r in sweep if r["variant"] == v and r["type"] == "int32"))
-    ahead = {f"{a}": at(f"{point}-ahead{a}M") for a in (1, 4)}
-    with_ahead = sorted({f"{v:.3f}" for v in ahead.values()})
-    assert all(v > at(point) for v in ahead.values())
-    steps, _ = read_csv(RESULTS / "ch11-steps-h200-8ea8ce3.csv")
-    step = lambda v: float(next(r["median_ms"] for r in steps if r["variant"] == v and r["type"] == "int64"))
+    """Chapter 14: what the shard scan costs 8-byte types (chapter 11's
+    step tables of both GPUs)."""
+    def step(tag, variant):
+        rows, _ = read_csv(RESULTS / f"ch11-steps-{tag}.csv")
+        return float(next(r["median_ms"] for r in rows if r["variant"] == variant and r["type"] == "int64"))
+    h100 = (step("h100", "deterministic"), step("h100", "fastest"))
+    h200 = (step("h200", "deterministic"), step("h200", "fastest"))
     return prose(
-        "The prefetch slows the bulk ring down on the H200s this chapter runs on: in chapter 11's sweep on one "
-        f"H200 (`docs/results/sweep-ch11-h200.csv`) the grouped recipe (`{point}`) takes {at(point):.3f} ms at "
-        f"$2^{{28}}$ int32 without it and {' and '.join(with_ahead)} ms with the input "
-        f"{' or '.join(ahead)} MiB ahead.") + "\n\n" + prose(
-        "One limit comes with this choice: chapter 11's per-tile recipes take no seed, so 8-byte types use the "
-        f"bulk kernel too, which is about half as fast for them: {step('deterministic'):.4g} ms for "
-        f"`deterministic` against {step('fastest'):.4g} ms for `fastest` at $2^{{27}}$ int64 on an H200 "
-        "(`docs/results/ch11-steps-h200-8ea8ce3.csv`, the build before chapter 11 gave the H200 its own "
-        "recipe).")
+        "One limit comes with the seed: chapter 11's per-tile recipes take none, so 8-byte types scan their "
+        "shards with the bulk kernel too, which is slower for them than the per-tile kernel `fastest` picks "
+        f"on one GPU: at $2^{{27}}$ int64, `deterministic` takes {h100[0]:.4g} ms against {h100[1]:.4g} ms "
+        f"for `fastest` on an H100 (`docs/results/ch11-steps-h100.csv`), {h200[0]:.4g} ms against "
+        f"{h200[1]:.4g} ms on an H200 (`docs/results/ch11-steps-h200.csv`). The tables below are for int32.")
 
 
 def ch14_rerun():

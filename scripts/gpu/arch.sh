@@ -11,9 +11,15 @@
 #   4. cuobjdump --list-elf of the programs, where the toolkit has it.
 # Logs go to OUT; a summary is printed and kept in OUT/arch-summary.txt.
 #   scripts/gpu/arch.sh BIN JIT_BIN OUT [JOBS] [PARTS]
-# PARTS: any of suite,jit,pretend,elf (default all of them).
+# PARTS: any of suite,jit,pretend,elf (default all of them). With
+# SCAN_SPREAD_GPUS=1,2,3 in the environment the suite's cases take turns on
+# those GPUs (one GPU each; chapter 14's case then skips: run it with multi.sh).
 set -uo pipefail
 if [ "${1:-}" = --one ]; then  # one test case: BIN OUT NUMBER SPEC; prints seconds, exit code, spec
+  if [ -n "${SCAN_SPREAD_GPUS:-}" ]; then  # e.g. 1,2,3: case k runs on the (k mod 3)-th of them
+    IFS=, read -r -a spread <<< "$SCAN_SPREAD_GPUS"
+    export CUDA_VISIBLE_DEVICES=${spread[$(( $4 % ${#spread[@]} ))]}
+  fi
   begin=$(date +%s%N)
   SCAN_REQUIRE_GPU=1 SCAN_REQUIRE_HOPPER=1 timeout 580 "$2/scan_tests" "$5" --reporter compact > "$3/suite/$4.log" 2>&1
   code=$?
