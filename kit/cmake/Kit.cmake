@@ -13,9 +13,11 @@
 #     Hopper architectures only (cmake/ScanArchitectures.cmake).
 #
 # kit_add_chapter_library(TARGET FOLDER dir SOURCES f.cu ... [DEPENDS lib ...]
-#                         [HOPPER])
+#                         [HOPPER] [APPLICATIONS])
 #     A chapter library from the sources in `dir`, compiled with the
 #     tutorial's warnings (-Wall -Wextra ...: a student sees them).
+#     APPLICATIONS (chapter 13, whose library holds its program's code)
+#     links scan_app as well.
 #
 # kit_add_grader(TARGET NUMBER NN CHAPTER_LIB lib
 #                CONFIG kit.json FILES name=path ... [HOST] [APPLICATIONS] [HOPPER])
@@ -30,7 +32,7 @@
 set(KIT_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "where Kit.cmake and embed.cmake live")
 
 function(kit_add_chapter_library target)
-  cmake_parse_arguments(K "HOPPER" "FOLDER" "SOURCES;DEPENDS" ${ARGN})
+  cmake_parse_arguments(K "HOPPER;APPLICATIONS" "FOLDER" "SOURCES;DEPENDS" ${ARGN})
   set(sources "")
   foreach(s IN LISTS K_SOURCES)
     list(APPEND sources "${K_FOLDER}/${s}")
@@ -38,6 +40,11 @@ function(kit_add_chapter_library target)
   add_library(${target} STATIC ${sources})
   target_include_directories(${target} PUBLIC "${K_FOLDER}")
   target_link_libraries(${target} PUBLIC scan_core scan_check scan_bench ${K_DEPENDS})
+  if(K_APPLICATIONS)
+    # Chapter 13's library holds its program's code too (program.cu: the
+    # command line, the runner and the library baselines it compares with).
+    target_link_libraries(${target} PUBLIC scan_app)
+  endif()
   if(K_HOPPER)
     scan_needs_hopper(${target})
   endif()
@@ -61,8 +68,12 @@ function(kit_add_chapter)
   if(NOT CH_MAIN)
     set(CH_MAIN main.cu)
   endif()
+  set(applications "")
+  if(CH_APPLICATIONS)
+    set(applications APPLICATIONS)
+  endif()
   kit_add_chapter_library(scan_ch${CH_NUMBER} FOLDER "${CMAKE_CURRENT_SOURCE_DIR}"
-                          SOURCES ${CH_SOURCES} DEPENDS ${CH_DEPENDS} ${hopper})
+                          SOURCES ${CH_SOURCES} DEPENDS ${CH_DEPENDS} ${hopper} ${applications})
   add_executable(ch${CH_NUMBER}_${CH_SLUG} EXCLUDE_FROM_ALL ${CH_MAIN})
   target_link_libraries(ch${CH_NUMBER}_${CH_SLUG} PRIVATE scan_ch${CH_NUMBER} scan_common)
   if(CH_HOPPER)
