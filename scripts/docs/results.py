@@ -737,7 +737,8 @@ def ch14_table(P=2):
             speed = ratio_text(one[n] / t)
             ideal = one[n] / gpus if "deferred" in r["mode"] else ms(r, "reduce_ms") + one[n] / gpus
             of_bound = f"{100 * ideal / t:.0f}%"
-        spread = f"{t:.3f} ({ms(r, 'min_ms'):.3f}-{ms(r, 'max_ms'):.3f})"
+        # One rank per GPU reports the slowest rank's medians, not a spread.
+        spread = f"{t:.3f}" if "rank" in r["mode"] else f"{t:.3f} ({ms(r, 'min_ms'):.3f}-{ms(r, 'max_ms'):.3f})"
         out.append(f"| {r['mode']} | {gpus} | {power_text(n, n.bit_length() - 1) if n & (n - 1) == 0 else power_text(n)} | "
                    f"{spread} | {speed} | {of_bound} | "
                    + " | ".join(f"{float(r[k]):.3f}" if r.get(k) else "-" for k in ("reduce_ms", "exchange_ms", "scan_ms"))
@@ -1059,61 +1060,86 @@ def ch10_where():
     return prose(text)
 
 
-def ch14_summary():
-    path = RESULTS / "ch14-h200x2.csv"
-    if not path.exists():
-        return "*Not measured yet.*"
-    rows, meta = read_csv(path)
-    one = next(r for r in rows if r["gpus"] == "1" and r["n"] == rows[0]["n"])
-    proc = next(r for r in rows if r["mode"] == "one process" and r["gpus"] == "2")
-    ranks = next(r for r in rows if r["mode"] == "one rank per GPU")
-    half = next(r for r in rows if r["gpus"] == "1" and r is not one)
-    f = lambda r, k="median_ms": float(r[k])
-    speed = lambda r: ratio_text(f(one) / f(r))
-    peak = float(re.search(r"peak (\d+) GB/s", meta.get("device", "")).group(1))
-    shard = int(half["n"])
-    reduce_rate = shard * 4 / (f(proc, "reduce_ms") * 1e6)
-    scan_rate = shard * 8 / (f(proc, "scan_ms") * 1e6)
-    slow_reduce = f(proc, "scan_ms") / 2
-    slow_total = slow_reduce + f(proc, "exchange_ms") + f(proc, "scan_ms")
-    weak = lambda r: 100 * (f(r) / f(half) - 1)
-    return bullets([
-        f"**{speed(proc)} times one GPU.** The one-GPU row, chapter 11's scan on one of the same GPUs in the "
-        f"same run, takes {f(one):.3f} ms for $2^{{32}}$ elements ({float(one['gbps']):.0f} GB/s). Two GPUs in "
-        f"one process take {f(proc):.3f} ms: {speed(proc)} times faster. One process per GPU, measured in an "
-        f"earlier call, takes {f(ranks):.3f} ms, {speed(ranks)} times the one-GPU row. Its phases: reduce "
-        f"{f(ranks, 'reduce_ms'):.3f}, exchange {f(ranks, 'exchange_ms'):.3f}, scan {f(ranks, 'scan_ms'):.3f} ms, "
-        f"against {f(proc, 'reduce_ms'):.3f}, {f(proc, 'exchange_ms'):.3f} and {f(proc, 'scan_ms'):.3f} ms in "
-        "one process.",
-        f"**Why {speed(proc)} beats the 1.33 of the byte count.** The count assumes every byte moves at one "
-        "rate. Dividing the file's bytes by its times (our arithmetic, not a column of the file): the reduce "
-        f"reads $2^{{31}}$ int32 (8 GiB) in {f(proc, 'reduce_ms'):.3f} ms, {reduce_rate:.0f} GB/s, "
-        f"{100 * reduce_rate / peak:.0f}% of the peak of {peak:.0f} GB/s computed from the memory's clock and "
-        f"bus width; the shard's scan reads and writes $2^{{31}}$ in {f(proc, 'scan_ms'):.3f} ms, "
-        f"{scan_rate:.0f} GB/s, about the rate of the one-GPU scan of $2^{{32}}$ ({float(one['gbps']):.0f} "
-        "GB/s). A stream that only reads runs faster than one that reads and writes. Had the reduce run at "
-        f"the scan's rate it would have taken {slow_reduce:.3f} ms, and the total about {slow_total:.2f} ms: "
-        f"{ratio_text(f(one) / slow_total)} times one GPU.",
-        f"**Weak scaling within {max(weak(proc), weak(ranks)):.1f}% of flat.** One GPU running the same three "
-        f"phases on $2^{{31}}$ elements (`--gpus 1`) takes {f(half):.3f} ms (reduce {f(half, 'reduce_ms'):.3f}, "
-        f"exchange {f(half, 'exchange_ms'):.3f}, scan {f(half, 'scan_ms'):.3f}). Two GPUs on twice as much take "
-        f"{f(proc):.3f} ms in one process, {weak(proc):.2f}% more, and {f(ranks):.3f} ms as ranks, "
-        f"{weak(ranks):.2f}% more. The difference is almost all the exchange ({f(proc, 'exchange_ms'):.3f} "
-        f"against {f(half, 'exchange_ms'):.3f} ms).",
-    ])
-
-
 def ch14_rows(name="ch14-h200x2.csv"):
-    """Chapter 14's rows by role: the one-GPU scan of 2^32, two GPUs in one
-    process, two as ranks, and one GPU running the phases on 2^31; the rows
-    beyond those (the rerun's 18 x 2^30) under 'more'."""
+    """Chapter 14's rows by role, from a file of scripts/gpu/multi.sh: the
+    best one-GPU scan of 2^32 (one) and of 2^30 (one30); P GPUs in one
+    process (proc, proc30), as ranks (ranks), with the carry deferred
+    (deferred, deferred30); one GPU running the phases on 2^32 / P (half);
+    an n no GPU holds (big, or None)."""
     rows, meta = read_csv(RESULTS / name)
-    one = next(r for r in rows if r["gpus"] == "1" and r["n"] == rows[0]["n"])
-    proc = next(r for r in rows if r["mode"] == "one process" and r["gpus"] == "2")
-    ranks = next(r for r in rows if r["mode"] == "one rank per GPU")
-    half = next(r for r in rows if r["gpus"] == "1" and r is not one)
-    more = [r for r in rows if r not in (one, proc, ranks, half)]
-    return dict(one=one, proc=proc, ranks=ranks, half=half, more=more), meta
+    P = max(int(r["gpus"]) for r in rows)
+    big_n = 1 << 32
+
+    def pick(mode, gpus, n):
+        return next((r for r in rows if r["mode"] == mode and int(r["gpus"]) == gpus and int(r["n"]) == n), None)
+    one_gpu = "one GPU (chapter 11's fastest)"
+    return dict(P=P, one=pick(one_gpu, 1, big_n), one30=pick(one_gpu, 1, 1 << 30),
+                proc=pick("one process", P, big_n), proc30=pick("one process", P, 1 << 30),
+                ranks=pick("one rank per GPU", P, big_n),
+                deferred=pick("one process (carry deferred)", P, big_n),
+                deferred30=pick("one process (carry deferred)", P, 1 << 30),
+                half=pick("one process", 1, big_n // P),
+                big=next((r for r in rows if int(r["n"]) > big_n), None)), meta
+
+
+def ch14_summary():
+    """Chapter 14's measured bullets: both machines against the bound."""
+    if not (RESULTS / "ch14-h200x2.csv").exists():
+        return "*Not measured yet.*"
+    two, _ = ch14_rows("ch14-h200x2.csv")
+    four, _ = ch14_rows("ch14-h200x4.csv")
+    peak = 4814  # the H200's peak from its memory clock and bus width, as the device line says
+    speed = lambda r, base: ms(base) / ms(r)
+    bound = lambda m, k="proc": ch14_bound(ms(m["one" if k == "proc" else "one30"]), ms(m[k], "reduce_ms"), m["P"])
+    of = lambda m, k="proc": 100 * (ms(m[k], "reduce_ms") + ms(m["one" if k == "proc" else "one30"]) / m["P"]) / ms(m[k])
+    of_p = lambda m, k="deferred": 100 * ms(m["one" if k == "deferred" else "one30"]) / m["P"] / ms(m[k])
+    spread = lambda r: f"{ms(r, 'min_ms'):.3f}-{ms(r, 'max_ms'):.3f}"
+    read_rate = lambda m: (1 << 32) // m["P"] * 4 / (ms(m["proc"], "reduce_ms") * 1e6)
+    scan_rate = lambda m: float(m["one"]["gbps"])
+    weak = lambda m: 100 * (ms(m["proc"]) / ms(m["half"]) - 1)
+    big = four["big"]
+    gib = int(big["n"]) * 4 / 2**30
+    for m in (two, four):
+        assert ms(m["ranks"]) <= ms(m["proc"]) * 1.01
+    return bullets([
+        f"**Two GPUs: {ratio_text(speed(two['proc'], two['one']))} times the best one-GPU scan.** At $2^{{32}}$ "
+        f"int32 chapter 11's `fastest` on one of the H200s takes {ms(two['one']):.3f} ms; two GPUs in one process "
+        f"take {ms(two['proc']):.3f} ms (min-max over the runs {spread(two['proc'])}), one rank per GPU "
+        f"{ms(two['ranks']):.3f} ms. The bound with this reduce's rate is {ratio_text(bound(two))}: the "
+        f"measurement is at {of(two):.0f}% of it.",
+        f"**Four GPUs: {ratio_text(speed(four['proc'], four['one']))} times.** {ms(four['proc']):.3f} ms in one "
+        f"process ({spread(four['proc'])}), {ms(four['ranks']):.3f} ms as ranks, against {ms(four['one']):.3f} ms "
+        f"on one GPU in the same process; the bound is {ratio_text(bound(four))}, the measurement at "
+        f"{of(four):.0f}% of it.",
+        f"**Why more than $2P/3$.** The reduce reads $2^{{32}}/P$ int32 at {read_rate(two):.0f} GB/s on two "
+        f"GPUs and {read_rate(four):.0f} GB/s on four ({100 * read_rate(two) / peak:.0f}% and "
+        f"{100 * read_rate(four) / peak:.0f}% of the {peak} GB/s peak computed from the memory's clock and bus "
+        f"width), while the best scan moves {scan_rate(two):.0f} GB/s counting its reads and writes: a pass "
+        "that only reads runs faster, so $R_s/R_r$ is below 1 and the bound above $2P/3$ "
+        f"({2 * 2 / 3:.2f} and {2 * 4 / 3:.2f}).",
+        f"**The carry deferred: {ratio_text(speed(two['deferred'], two['one']))} and "
+        f"{ratio_text(speed(four['deferred'], four['one']))} times.** Each GPU scans its shard alone: "
+        f"{ms(two['deferred']):.3f} ms on two GPUs and {ms(four['deferred']):.3f} ms on four, "
+        f"{of_p(two):.0f}% and {of_p(four):.0f}% of $P$ times the one-GPU scan; the difference is the "
+        f"exchange ({ms(two['deferred'], 'exchange_ms'):.3f} and {ms(four['deferred'], 'exchange_ms'):.3f} ms) "
+        "and a shard scan a little slower than the whole array's.",
+        f"**Smaller arrays sit further from the bound.** At $2^{{30}}$ elements: two GPUs "
+        f"{ratio_text(speed(two['proc30'], two['one30']))} times ({of(two, 'proc30'):.0f}% of the bound), four "
+        f"GPUs {ratio_text(speed(four['proc30'], four['one30']))} times ({of(four, 'proc30'):.0f}%), deferred "
+        f"{ratio_text(speed(two['deferred30'], two['one30']))} and "
+        f"{ratio_text(speed(four['deferred30'], four['one30']))} times: a quarter of $2^{{30}}$ takes each GPU "
+        f"about half a millisecond, and the exchange ({ms(four['proc30'], 'exchange_ms'):.3f} ms on four) "
+        "weighs more.",
+        f"**Weak scaling within {max(weak(two), weak(four)):.1f}% of flat.** One GPU running the same three "
+        f"phases on $2^{{32}}/P$ elements takes {ms(two['half']):.3f} ms ($P = 2$) and {ms(four['half']):.3f} ms "
+        f"($P = 4$); $P$ GPUs on $P$ times as much take {weak(two):.1f}% and {weak(four):.1f}% more, about the "
+        f"exchange ({ms(two['proc'], 'exchange_ms'):.3f} and {ms(four['proc'], 'exchange_ms'):.3f} ms against "
+        f"{ms(two['half'], 'exchange_ms'):.3f} ms when one GPU waits for nobody).",
+        f"**An array no GPU holds.** {power_text(int(big['n']))} int32 ({gib:.0f} GiB in and {gib:.0f} GiB "
+        f"out: {2 * gib:.0f} GiB, more than one H200's 139.8 GiB) on the four GPUs in one process: "
+        f"{big['status']}, {ms(big):.3f} ms (reduce {ms(big, 'reduce_ms'):.3f}, exchange "
+        f"{ms(big, 'exchange_ms'):.3f}, scan {ms(big, 'scan_ms'):.3f} ms; three timed runs after one warm-up).",
+    ])
 
 
 def ms(r, key="median_ms"):
@@ -1140,47 +1166,6 @@ def ch14_shard_scan():
         f"on one GPU: at $2^{{27}}$ int64, `deterministic` takes {h100[0]:.4g} ms against {h100[1]:.4g} ms "
         f"for `fastest` on an H100 (`docs/results/ch11-steps-h100.csv`), {h200[0]:.4g} ms against "
         f"{h200[1]:.4g} ms on an H200 (`docs/results/ch11-steps-h200.csv`). The tables below are for int32.")
-
-
-def ch14_rerun():
-    """Chapter 14: the rerun, with the array one H200 cannot hold."""
-    path = RESULTS / "ch14-rerun-h200x2.csv"
-    if not path.exists():
-        return "*Not measured yet.*"
-    new, meta = ch14_rows(path.name)
-    old, _ = ch14_rows()
-    big = new["more"][0]
-    n = int(big["n"])
-    gib = n * 4 / 2**30
-    memory = re.search(r"([\d.]+) GiB, peak", meta["device"]).group(1)
-    reps, warmup = re.search(r"--n \S+ --gpus 2 --no-compare --reps (\d+) --warmup (\d+)", meta["runs"]).groups()
-    words = {"1": "one", "2": "two", "3": "three", "4": "four", "5": "five"}
-    commit = re.search(r"commit ([0-9a-f]{7,40})", meta["runs"]).group(1)
-    p = old["proc"]
-    shard = n // 2
-    per = ms(p, "reduce_ms") + ms(p, "scan_ms")
-    scale = Fraction(shard, int(old["half"]["n"]))
-    model = float(scale) * per
-    total = model + ms(p, "exchange_ms")
-    pairs = [(new[k], old[k]) for k in ("proc", "ranks", "one")]
-    within = max(abs(ms(a) / ms(b) - 1) for a, b in pairs)
-    assert big["status"] == "PASS" and total > ms(big)
-    return prose(
-        f"**An array larger than one GPU.** {power_text(n)} int32 ({gib:.0f} GiB in and {gib:.0f} GiB out: "
-        f"{2 * gib:.0f} GiB, more than the {memory} GiB of one H200) scanned on the two GPUs in one process, "
-        f"checked against the host oracle: PASS, {ms(big):.3f} ms ({float(big['gbps']):.0f} GB/s; reduce "
-        f"{ms(big, 'reduce_ms'):.3f}, exchange {ms(big, 'exchange_ms'):.3f}, scan {ms(big, 'scan_ms'):.3f} ms; "
-        f"`docs/results/ch14-rerun-h200x2.csv`, {words[reps]} timed runs after {words[warmup]} warm-up). The "
-        f"model below predicts it from the $2^{{32}}$ rates: {power_text(shard)} per GPU is "
-        f"${scale.numerator}/{scale.denominator}$ times the reduce and scan of $2^{{31}}$ ({per:.3f} ms), "
-        f"{model:.2f} ms, plus the exchange's {ms(p, 'exchange_ms'):.3f}: {total:.2f} ms, "
-        f"{100 * (total / ms(big) - 1):.1f}% above the measurement. The same call ran the $2^{{32}}$ rows again "
-        f"on a later build (commit {commit}, after chapter 11's first race fix): {ms(new['proc']):.3f} ms in one "
-        f"process, {ms(new['ranks']):.3f} ms as ranks, {ms(new['one']):.3f} ms on one GPU, "
-        f"{ratio_text(ms(new['one']) / ms(new['proc']))} times, all within "
-        f"{math.ceil(1000 * within) / 10:.1f}% of the table above; its tests passed again in both launch modes, "
-        "and memcheck of each rank showed the same 8 NCCL probes and nothing else "
-        "(`docs/results/multi-h200x2.txt`).")
 
 
 # The all-gather's latency in chapter 14's model (assumption A2): NCCL
@@ -1301,8 +1286,10 @@ def ch14_model_table():
     whole = 2 * scan
     carry = max(abs(on_one / ms(half) - 1), abs(whole / ms(one) - 1))
     t = lambda v: f"{v:.3f}" if v < 10 else f"{v:.2f}"
-    speed = lambda v: f"{v:.3g}"
+    speed = lambda v: "%#.3g" % v
     hbm = float(re.search(r"([\d.]+) GiB, peak", read_csv(RESULTS / "ch14-h200x2.csv")[1]["device"]).group(1))
+    four, _ = ch14_rows("ch14-h200x4.csv")
+    big_n = int(four["big"]["n"])
     out = [prose(
         f"**The check on two GPUs.** The model gives {per:.3f} + {x:.3f} = {two:.3f} ms against the measured "
         f"{ms(p):.3f} ms: {100 * abs(two / ms(p) - 1):.2f}% apart, which only says that the medians of the "
@@ -1311,19 +1298,27 @@ def ch14_model_table():
         f"{per:.3f} + {x1:.3f} = {on_one:.3f} ms and measured at {ms(half):.3f} ms; and twice the shard scan, "
         f"$2 \\times {scan:.3f} = {whole:.3f}$ ms, predicts chapter 11's one-GPU scan of $2^{{32}}$ measured at "
         f"{ms(one):.3f} ms. The per-element rates carry across sizes and GPUs to within "
-        f"{math.ceil(10000 * carry) / 100:.2f}%."), "",
+        f"{math.ceil(10000 * carry) / 100:.2f}%."), "", prose(
+        f"**The check on four GPUs**, which the model never saw: it predicts {T(n32, 4):.3f} ms for $2^{{32}}$ "
+        f"elements on four GPUs, measured at {ms(four['proc']):.3f} ms "
+        f"({100 * (T(n32, 4) / ms(four['proc']) - 1):+.1f}%), and {T(big_n, 4):.2f} ms for "
+        f"{power_text(big_n)} elements, measured at {ms(four['big']):.3f} ms "
+        f"({100 * (T(big_n, 4) / ms(four['big']) - 1):+.1f}%) (`docs/results/ch14-h200x4.csv`). Its "
+        f"exchange on four GPUs, {E(4):.3f} ms, stands against a measured {ms(four['proc'], 'exchange_ms'):.3f} "
+        "ms: A3 is optimistic already at four GPUs."), "",
         "| $n$ | $P$ | nodes | $n/P$ per GPU | reduce + scan, ms | exchange, ms | total, ms | x one GPU |",
         "|---|---|---|---|---|---|---|---|",
         f"| $2^{{32}}$ | 1 | 1 | $2^{{32}}$ | | | {ms(one):.3f} (measured) | 1 |"]
     base = lambda n: ms(one) * n / n32
     for n in (n32, n36):
-        for P in (2, 8, 64, 1024):
+        for P in (2, 4, 8, 64, 1024):
             e = (n // P).bit_length() - 1
             lead = f"| $2^{{{n.bit_length() - 1}}}$ | {P:,} | {nodes(P)} | $2^{{{e}}}$ |"
             if n // P * 4 * 2 > hbm * 2**30:
                 out.append(f"{lead} does not fit: {n // P * 8 // 2**30} GiB in and out per GPU | | | |")
                 continue
-            total = t(T(n, P)) + (f" (measured {ms(p):.3f})" if (n, P) == (n32, 2) else "")
+            measured = {(n32, 2): ms(p), (n32, 4): ms(four["proc"])}.get((n, P))
+            total = t(T(n, P)) + (f" (measured {measured:.3f})" if measured else "")
             note = " (a)" if n != n32 else ""
             out.append(f"{lead} {t(work(n, P))} | {E(P):.3f} | {total} | {speed(base(n) / T(n, P))}{note} |")
     out += ["", prose(
@@ -1430,6 +1425,7 @@ GENERATORS = {
     "ch13-summary-h200": lambda: ch13_summary("h200"),
     "ch13-recurrence": ch13_recurrence,
     "ch14": ch14_table,
+    "ch14-x4": lambda: ch14_table(4),
     "ch05-banks": bank_table,
     "ch08-dram": dram_table,
     "ch00-copy": ch00_copy,
@@ -1448,7 +1444,6 @@ GENERATORS = {
     "ch10-where": ch10_where,
     "ch14-summary": ch14_summary,
     "ch14-shard-scan": ch14_shard_scan,
-    "ch14-rerun": ch14_rerun,
     "ch14-model": ch14_model_text,
     "ch14-model-table": ch14_model_table,
     "readme-headline": readme_headline,
