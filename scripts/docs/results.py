@@ -1097,6 +1097,8 @@ def ch14_summary():
     read_rate = lambda m: (1 << 32) // m["P"] * 4 / (ms(m["proc"], "reduce_ms") * 1e6)
     scan_rate = lambda m: float(m["one"]["gbps"])
     weak = lambda m: 100 * (ms(m["proc"]) / ms(m["half"]) - 1)
+    probe_rows, _ = read_csv(RESULTS / "explore" / "copy-probe-h200.csv")
+    probe = max(float(r["gbps"]) for r in probe_rows if r["structure"] == "read-only")
     big = four["big"]
     gib = int(big["n"]) * 4 / 2**30
     for m in (two, four):
@@ -1116,7 +1118,13 @@ def ch14_summary():
         f"{100 * read_rate(four) / peak:.0f}% of the {peak} GB/s peak computed from the memory's clock and bus "
         f"width), while the best scan moves {scan_rate(two):.0f} GB/s counting its reads and writes: a pass "
         "that only reads runs faster, so $R_s/R_r$ is below 1 and the bound above $2P/3$ "
-        f"({2 * 2 / 3:.2f} and {2 * 4 / 3:.2f}).",
+        f"({2 * 2 / 3:.2f} and {2 * 4 / 3:.2f}). The reduce is close to the fastest read we measured: chapter "
+        f"11's copy probe read {probe:.0f} GB/s on one H200 (4 GiB, `docs/results/explore/copy-probe-h200.csv`), "
+        f"and the reduce runs at {100 * read_rate(two) / probe:.0f}% and {100 * read_rate(four) / probe:.0f}% "
+        f"of it. With that rate for $R_r$ the bounds are {ratio_text(2 * 2 / (2 + scan_rate(two) / probe))} and "
+        f"{ratio_text(2 * 4 / (2 + scan_rate(four) / probe))}, and the measurements at "
+        f"{100 * speed(two['proc'], two['one']) / (2 * 2 / (2 + scan_rate(two) / probe)):.0f}% and "
+        f"{100 * speed(four['proc'], four['one']) / (2 * 4 / (2 + scan_rate(four) / probe)):.0f}% of them.",
         f"**The carry deferred: {ratio_text(speed(two['deferred'], two['one']))} and "
         f"{ratio_text(speed(four['deferred'], four['one']))} times.** Each GPU scans its shard alone: "
         f"{ms(two['deferred']):.3f} ms on two GPUs and {ms(four['deferred']):.3f} ms on four, "
@@ -1242,8 +1250,9 @@ def ch14_model_text():
         "",
         prose(f"with $a_r$ and $a_s$ the measured per-element times of the reduce and the scan at $P = 2$ "
               f"(together {m['per']:.3f} ms per $2^{{{e}}}$ elements). The exchange is $E(P) = F + L(P)$: $L$ "
-              f"the all-gather's own latency, $F$ everything else in the measured {x:.3f} ms. Only the $P = 2$ "
-              "phases are measured; the rest are assumptions, named as such:"),
+              f"the all-gather's own latency, $F$ everything else in the measured {x:.3f} ms. The model is built from "
+              "the $P = 2$ phases alone (the four-GPU run checks it below); the rest are assumptions, named as "
+              "such:"),
         "",
         bullets([
             f"**A1 (assumed):** nodes of {GPUS_PER_NODE} H200s on NVLink; between nodes, InfiniBand at "
