@@ -7,8 +7,9 @@
 /// its carry, and scans its shard seeded with that carry with chapter 11's
 /// single-pass kernel (n/P read, n/P written): 3n/P element moves per GPU,
 /// against 4n/P for a scan followed by adding the carry. With the carry
-/// deferred (Carry::deferred) each GPU scans its shard alone (2n/P moves)
-/// and hands its carry to whoever reads the output next.
+/// deferred (the program's `--carry deferred`: scan_shard_alone()) each GPU
+/// scans its shard alone (2n/P moves), and its carry is left for whoever
+/// reads the output next.
 #pragma once
 
 #include "coarsening.cuh"    // chapter 07: the tile
@@ -135,12 +136,6 @@ __global__ void total_from_scan(const T* in, const T* out, std::int64_t count, K
 /// device. It takes a seed, so the carry goes in as the value before the
 /// shard's first tile, and its float sums are the same on every run.
 using ShardScan = ch11::Deterministic;
-
-/// Where the carry of the GPUs before goes.
-enum class Carry {
-  applied,   ///< into the shard's scan (reduce, exchange, seeded scan): the output is the global scan
-  deferred,  ///< nowhere yet: each shard holds its own scan, and `carry` what the reader must put before it
-};
 
 /// What one GPU needs for its part: its shard, its stream, its
 /// communicator, and scratch memory (partials, total, totals, carry, the

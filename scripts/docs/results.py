@@ -749,8 +749,9 @@ def ch14_table(P=2):
         "the reduce's time plus $1/P$ of the best one-GPU scan over the row's time (the bound of the text, with "
         "$R_r$ the rate of this reduce); with the carry deferred, $1/P$ of the one-GPU scan over the row's time. "
         "The phase times are each the slowest GPU's median; one rank per GPU reports the slowest rank's "
-        "medians; with the carry deferred, *scan* is the shard's scan with its total, and *exchange* the "
-        "all-gather with the carry. Min-max over the timed runs (" + str(20) + " after 3 warm-ups; 3 after 1 "
+        "medians; with the carry deferred, *scan* is the shard's scan with its total, *exchange* the "
+        "all-gather alone (the one-thread carry kernel after it counts in the total only). Min-max over the "
+        "timed runs (20 after 3 warm-ups; 3 after 1 "
         "for an $n$ past one GPU). Measured on " + meta.get("device", "?") + "; " + built_from(meta)
         + "; with `scripts/gpu/multi.sh BIN OUT h200 " + str(P) + "`.")
 
