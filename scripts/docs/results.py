@@ -579,6 +579,38 @@ def ch12_h200_note():
         "scan by key. Tuning chapter 12 for the H200 is not done yet.")
 
 
+def ch12_h200_sweep():
+    """Chapter 12's lab book: on the H200, the default `bulk` against the
+    fastest tuning point at each segment length (sweep-ch12-h200.csv, with
+    the lengths file of the same call)."""
+    lengths, meta = read_csv(RESULTS / "ch12-lengths-h200.csv")
+    sweep, _ = read_csv(RESULTS / "sweep-ch12-h200.csv")
+    label = {"1G": "one segment"}
+    out = ["| segments | `bulk` (default) | fastest tuning point | its time |", "|---|---|---|---|"]
+    cases = []
+    for r in lengths:
+        if (r["segments"], r["lengths"]) not in cases:
+            cases.append((r["segments"], r["lengths"]))
+
+    def fraction(rows, r):
+        copy = next(c for c in rows if c["variant"].startswith("copy"))
+        return 9 / 8 * float(copy["median_ms"]) / float(r["median_ms"])
+    for case in cases:
+        here = [r for r in lengths if (r["segments"], r["lengths"]) == case]
+        points = [r for r in sweep if (r["segments"], r["lengths"]) == case]
+        bulk = next(r for r in here if r["variant"] == "bulk")
+        if not points:
+            continue
+        ours = [r for r in points if r["status"] == "PASS" and not r["variant"].startswith(("copy", "cub"))]
+        best = min(ours, key=lambda r: float(r["median_ms"]))
+        name = label.get(case[0], f"mean {case[0]}" if case[1] == "random" else f"exactly {case[0]}")
+        out.append(f"| {name} | {float(bulk['median_ms']):.4g} ms ({100 * fraction(here, bulk):.1f}%) | "
+                   f"`{best['variant']}` | {float(best['median_ms']):.4g} ms ({100 * fraction(points, best):.1f}%) |")
+    return "\n".join(out) + ("\n\nint32 inclusive sums, n = 2^28; % of the copy's bandwidth counting 9 bytes per "
+                             "element, each against the copy row of its own file. " + device_note(
+                                 meta, "ch12_segmented --n 256M --segments L --variant sweep --csv"))
+
+
 CH13_SCATTER_BYTES = ("Bytes counted per application: compaction 4 (n + kept); split 8n; sort 8n (each key "
                       "read and written once, the least a sort moves)")
 CH13_RECURRENCE_BYTES = "recurrence 12n (a and b in, x out), 16n for chapter 12's packed pairs"
@@ -1430,6 +1462,7 @@ GENERATORS = {
     "ch12-lengths": ch12_lengths,
     "ch12-lengths-h200": lambda: ch12_lengths("h200"),
     "ch12-h200-note": ch12_h200_note,
+    "ch12-h200-sweep": ch12_h200_sweep,
     "ch13": ch13_table,
     "ch13-summary": ch13_summary,
     "ch13-summary-h200": lambda: ch13_summary("h200"),
