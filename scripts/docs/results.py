@@ -1146,7 +1146,7 @@ def ch14_summary():
         f"process ({spread(four['proc'])}), {ms(four['ranks']):.3f} ms as ranks, against {ms(four['one']):.3f} ms "
         f"on one GPU in the same process; the bound is {ratio_text(bound(four))}, the measurement at "
         f"{of(four):.0f}% of it.",
-        f"**Why more than $2P/3$.** The reduce reads $2^{{32}}/P$ int32 at {read_rate(two):.0f} GB/s on two "
+        f"**Why faster reads lift the bound.** The reduce reads $2^{{32}}/P$ int32 at {read_rate(two):.0f} GB/s on two "
         f"GPUs and {read_rate(four):.0f} GB/s on four ({100 * read_rate(two) / peak:.0f}% and "
         f"{100 * read_rate(four) / peak:.0f}% of the {peak} GB/s peak computed from the memory's clock and bus "
         f"width), while the best scan moves {scan_rate(two):.0f} GB/s counting its reads and writes: a pass "
