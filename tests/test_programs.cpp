@@ -114,6 +114,23 @@ TEST_CASE("the CPU chapter runs anywhere", "[cpu][cli]") {
   CHECK_THAT(shown.output, ContainsSubstring("0 3 4 11 11 15 16 22"));
 }
 
+TEST_CASE("--variant takes a comma-separated list and checks every name", "[cpu][cli]") {
+  const ProgramResult two = run_program("ch01_sequential", "--n 10K --reps 1 --variant loop,blocked-threads --csv");
+  INFO(two.output);
+  CHECK(two.exit_code == 0);
+  CHECK_THAT(two.output, ContainsSubstring("ch01_sequential,loop,"));
+  CHECK_THAT(two.output, ContainsSubstring("ch01_sequential,blocked-threads,"));
+  CHECK(two.output.find("ch01_sequential,std-scan,") == std::string::npos);
+  const ProgramResult unknown = run_program("ch01_sequential", "--n 1K --variant loop,nope");
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.output, ContainsSubstring("unknown variant 'nope'"));
+  const ProgramResult twice = run_program("ch01_sequential", "--n 1K --variant loop,loop");
+  CHECK(twice.exit_code == 2);
+  CHECK_THAT(twice.output, ContainsSubstring("'loop' is listed twice"));
+  CHECK(run_program("ch01_sequential", "--n 1K --variant loop,").exit_code == 2);
+  CHECK(run_program("ch01_sequential", "--n 1K --variant loop,all").exit_code == 2);
+}
+
 TEST_CASE("no usable device exits 3 with the runtime's message", "[cpu][cli]") {
   const ProgramResult r = run_program("ch02_naive_global", "--n 1K", "CUDA_VISIBLE_DEVICES=");
   INFO(r.output);

@@ -66,6 +66,27 @@ std::vector<const Variant*> select_variants(const Chapter& chapter, const Option
     }
     return chosen;
   }
+  // A comma-separated list of names: each checked as one name is.
+  if (o.variant.find(',') != std::string::npos) {
+    std::vector<const Variant*> listed;
+    std::size_t from = 0;
+    while (from <= o.variant.size()) {
+      const std::size_t comma = std::min(o.variant.find(',', from), o.variant.size());
+      Options one = o;
+      one.variant = o.variant.substr(from, comma - from);
+      if (one.variant.empty() || one.variant == "all" || one.variant == "sweep") {
+        throw UsageError("--variant: a list names variants, each once, without 'all' or 'sweep': '" +
+                         o.variant + "'");
+      }
+      const Variant* v = select_variants(chapter, one).front();
+      if (std::find(listed.begin(), listed.end(), v) != listed.end()) {
+        throw UsageError("--variant: '" + v->info.name + "' is listed twice");
+      }
+      listed.push_back(v);
+      from = comma + 1;
+    }
+    return listed;
+  }
   const Variant* v = chapter.find(o.variant);
   if (v == nullptr) {
     std::string names;

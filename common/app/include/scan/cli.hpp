@@ -54,7 +54,7 @@ struct Options : RunOptions {
   DType dtype = DType::i32;                 ///< `--type`
   OpId op = OpId::add;                      ///< `--op`
   Kind kind = Kind::inclusive;              ///< `--kind`
-  std::string variant = "all";              ///< a name, "all" or "sweep"
+  std::string variant = "all";              ///< a name, a comma-separated list of names, "all" or "sweep"
   int block = 0;                            ///< 0: each variant's default
   std::optional<std::vector<std::string>> input;  ///< the items of `--input`
   bool trace = false;                       ///< `--trace`
