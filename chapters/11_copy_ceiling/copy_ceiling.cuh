@@ -35,35 +35,50 @@ enum class TunedOn { h100, h200 };
 TunedOn tuned_on_current_device();
 
 /// The chapter's deterministic scan: the grouped look-back in the recipe
-/// measured fastest on this GPU (kDeterministic on the H100, kOverlapped on
-/// the H200). Float sums are bitwise the same from run to run for a given
-/// n and GPU; on two different GPUs they may differ.
+/// measured fastest for the input's size, element type and operator on
+/// this GPU. Float sums are bitwise the same from run to run for a given n
+/// and GPU; on two different GPUs they may differ.
 struct Deterministic {
-  /// Runs `f.template operator()<Recipe>()` with this GPU's recipe.
-  template <class F>
-  static void dispatch(F&& f) {
-    if (tuned_on_current_device() == TunedOn::h200) {
-      f.template operator()<kOverlapped>();
+  // [deterministic]
+  /// Runs `f.template operator()<Recipe>()` with this GPU's recipe for n
+  /// elements of T combined by Op. Every branch runs the grouped look-back.
+  template <class T, class Op, class F>
+  static void dispatch(std::int64_t n, F&& f) {
+    const bool h200 = tuned_on_current_device() == TunedOn::h200;
+    if (n < kGroupedPerTileBelow) {
+      f.template operator()<kGroupedPerTile>();  // a few waves of tiles: too few per block to fill a ring
+    } else if constexpr (sizeof(T) == 8) {
+      if (h200) {
+        f.template operator()<kOverlappedAhead>();  // overlapped's ring, the input 2 MiB ahead in L2
+      } else {
+        f.template operator()<kWideDeterministic>();  // overlapped's stage bytes, the input 2 MiB ahead in L2
+      }
+    } else if (h200) {
+      f.template operator()<kOverlapped>();  // the ring refilled during the look-back
+    } else if constexpr (std::is_same_v<Op, AffineCompose>) {
+      f.template operator()<kOverlapped>();  // more arithmetic per element: the early refill hides it
     } else {
-      f.template operator()<kDeterministic>();
+      f.template operator()<kDeterministic>();  // the H100's sums, max and min
     }
   }
+  // [deterministic]
   /// Name, summary and limits, for the registry (the tile is the H100's).
   static VariantInfo info() {
     VariantInfo v = CopyCeiling<kDeterministic>::info();
     v.summary = "reproducible float sums: the grouped look-back in the recipe measured fastest on this GPU "
-                "(H200: overlapped's; any other GPU: 256x16 tiles, 4 stages, the input 2 MiB ahead in L2)";
+                "for the size, type and operator (the chapter's table)";
+    v.takes_seed = true;
     return v;
   }
-  /// The scratch memory run() takes: that of this GPU's recipe.
+  /// The scratch memory run() takes: that of the recipe chosen for n.
   template <class T, class Op>
   static void reserve(Workspace& workspace, std::int64_t n, int block) {
-    dispatch([&]<Recipe R>() { CopyCeiling<R>::template reserve<T, Op>(workspace, n, block); });
+    dispatch<T, Op>(n, [&]<Recipe R>() { CopyCeiling<R>::template reserve<T, Op>(workspace, n, block); });
   }
-  /// Scans r.in into r.out on r.stream with this GPU's recipe.
+  /// Scans r.in into r.out on r.stream with the recipe chosen for r.n.
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
-    dispatch([&]<Recipe R>() { CopyCeiling<R>::template run<T, Op>(r, op); });
+    dispatch<T, Op>(r.n, [&]<Recipe R>() { CopyCeiling<R>::template run<T, Op>(r, op); });
   }
 };
 
@@ -73,20 +88,22 @@ struct Deterministic {
 struct Fastest {
   // [fastest]
   /// Runs `f.template operator()<Recipe>()` with the recipe for n elements
-  /// of T. Only the last branch (4-byte types from 2^23 elements on) runs a
-  /// grouped look-back, whose float sums are the same on every run.
-  template <class T, class F>
+  /// of T combined by Op: chapter 10's look-back where it wins (its float
+  /// sums vary), deterministic's recipe elsewhere.
+  template <class T, class Op, class F>
   static void dispatch(std::int64_t n, F&& f) {
     if constexpr (sizeof(T) == 8) {
-      f.template operator()<kTuned>();  // 16-byte states, per tile: the bulk kernels lose here
-    } else {
-      if (n < (std::int64_t{1} << 21)) {
-        f.template operator()<kTuned>();  // a few waves of tiles: per tile, chapter 10's look-back
-      } else if (n < (std::int64_t{1} << 23)) {
-        f.template operator()<kOneWave>();  // about one wave of large tiles, chapter 10's look-back
+      if (n < (std::int64_t{1} << 23) || tuned_on_current_device() == TunedOn::h200) {
+        f.template operator()<kTuned>();  // per tile, 16-byte states: on the H200 no ring beats it
       } else {
-        Deterministic::dispatch(f);  // the grouped look-back: this GPU's recipe
+        Deterministic::dispatch<T, Op>(n, f);  // the H100's ring of 18 KiB stages
       }
+    } else if (n < (std::int64_t{1} << 21)) {
+      f.template operator()<kTuned>();  // a few waves of tiles: per tile, chapter 10's look-back
+    } else if (n < (std::int64_t{1} << 23)) {
+      f.template operator()<kOneWave>();  // about one wave of large tiles, chapter 10's look-back
+    } else {
+      Deterministic::dispatch<T, Op>(n, f);  // the grouped look-back: this GPU's recipe
     }
   }
   // [fastest]
@@ -104,12 +121,12 @@ struct Fastest {
   /// The scratch memory run() takes: that of the recipe chosen for n.
   template <class T, class Op>
   static void reserve(Workspace& workspace, std::int64_t n, int block) {
-    dispatch<T>(n, [&]<Recipe R>() { CopyCeiling<R>::template reserve<T, Op>(workspace, n, block); });
+    dispatch<T, Op>(n, [&]<Recipe R>() { CopyCeiling<R>::template reserve<T, Op>(workspace, n, block); });
   }
   /// Scans r.in into r.out on r.stream with the recipe chosen for r.n.
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
-    dispatch<T>(r.n, [&]<Recipe R>() { CopyCeiling<R>::template run<T, Op>(r, op); });
+    dispatch<T, Op>(r.n, [&]<Recipe R>() { CopyCeiling<R>::template run<T, Op>(r, op); });
   }
 };
 

@@ -313,4 +313,49 @@ template <Walk W, int Windows>
 using WalkOf = std::conditional_t<W == Walk::grouped, GroupedWalk<Windows>,
                                   std::conditional_t<W == Walk::none, NoWalk, AnyPrefixWalk<Windows>>>;
 
+// [grouped per-tile kernel]
+/// Chapter 10's kernel, one block per tile, with the grouped walk: a
+/// reproducible scan for inputs of a few waves of tiles, where the
+/// persistent kernels have too few tiles per block to fill their ring.
+///
+/// The walk is a function of the tile states alone, so it needs no ring:
+/// every tile publishes its aggregate (tile 0 too), warp 0 resolves the tile
+/// with GroupedWalk, and only the last tile of a group publishes an
+/// inclusive prefix. Tickets keep the tiles in order, so every tile a walk
+/// waits for has started, as in chapter 10. `seed` (optional, one element in
+/// device memory) comes before tile 0, as in the bulk kernels.
+template <int Threads, int Items, int MinBlocks, int Groups, class Io, class State, class T, class Op>
+__global__ void __launch_bounds__(Threads, MinBlocks)
+    grouped_per_tile_scan(const T* in, T* out, std::int64_t n, Kind kind, unsigned* ticket, State state,
+                          BackOff wait, Op op, const T* seed) {
+  __shared__ typename Io::template Storage<T, Threads, Items> storage;
+  __shared__ T tile_prefix;
+  constexpr int kTile = Threads * Items;
+  const unsigned tile = ch09::take_ticket(ticket);
+  const TileSpan span = tile_span(tile, kTile, n);
+  Io::template taken<kTile>(in, n, tile);
+
+  T items[Items];
+  Io::template load<Threads, Items>(in, span.start, span.valid, items, storage, Op::template identity<T>());
+  const T thread_total = ch07::thread_inclusive_scan(items, op);
+  T aggregate;
+  const T before = ch06::block_exclusive_scan(thread_total, op, storage.scan, aggregate);
+
+  if (threadIdx.x < kWarpSize) {
+    if (threadIdx.x == 0) state.publish(tile, Status::aggregate, aggregate);  // early: the group needs it
+    wait.settle(tile);
+    const T first = seed != nullptr ? *seed : Op::template identity<T>();  // what comes before tile 0
+    const Resolved<T> r = GroupedWalk<Groups>::template resolve<T>(state, tile, aggregate, op, wait, first);
+    if (threadIdx.x == 0) {
+      if (r.publish) state.publish(tile, Status::prefix, r.inclusive);  // a group prefix
+      tile_prefix = r.exclusive;
+    }
+  }
+  __syncthreads();
+
+  ch07::add_prefix(items, op(tile_prefix, before), kind, op);
+  Io::template store<Threads, Items>(out, span.start, span.valid, items, storage);
+}
+// [grouped per-tile kernel]
+
 }  // namespace scan::ch11

@@ -31,7 +31,7 @@ struct Recipe {
   int stages = 4;                    ///< bulk kernels: tiles in the ring
   int min_blocks = 1;                ///< per_tile: blocks per SM the compiler must allow (caps registers)
   int max_blocks = 0;                ///< blocks per SM the launch allows (0: as many as fit)
-  Walk walk = Walk::any_prefix;      ///< bulk kernels: how the look-back combines (per_tile: chapter 10's)
+  Walk walk = Walk::any_prefix;      ///< how the look-back combines (per_tile: chapter 10's walk, or grouped)
   int windows = 1;                   ///< windows of 32 tiles a look-back reads per trip
   StateKind state = StateKind::packed;  ///< how status and value are kept
   BackOff wait = ch10::kSettle;      ///< how a tile waits
@@ -63,6 +63,11 @@ constexpr Recipe lookback_warp(int threads, int items, int stages, BackOff wait,
 /// The same recipe with a look-back that reads `windows` windows per trip.
 constexpr Recipe wide(int windows, Recipe r) {
   r.windows = windows;
+  return r;
+}
+/// The same recipe with the grouped look-back (reproducible float sums).
+constexpr Recipe grouped(Recipe r) {
+  r.walk = Walk::grouped;
   return r;
 }
 /// The same recipe, prefetching the input `bytes` ahead of each tile taken into L2.
@@ -110,7 +115,7 @@ struct CopyCeiling {
     v.items_per_thread = R.items;
     v.float_order_varies = R.walk == Walk::any_prefix;
     if (R.walk == Walk::none) v.segment = kTile;  // a building block: each tile on its own
-    v.takes_seed = R.kernel != Kernel::per_tile && R.walk != Walk::none;
+    v.takes_seed = (R.kernel != Kernel::per_tile || R.walk == Walk::grouped) && R.walk != Walk::none;
     v.tuning = R.role == Role::sweep;
     return v;
   }
@@ -127,8 +132,17 @@ struct CopyCeiling {
     const auto launch = take_states<State<T>, T>(workspace, tiles);
     SCAN_CUDA(cudaMemsetAsync(launch.ticket, 0, launch.reset_bytes, r.stream));
     BackOff wait = R.wait;
-    if constexpr (R.kernel == Kernel::per_tile) {
-      if (r.seed != nullptr) throw std::logic_error("a seeded scan needs a bulk recipe");
+    if constexpr (R.kernel == Kernel::per_tile && R.walk == Walk::grouped) {
+      using Moves = std::conditional_t<R.io == Io::warp, WarpTileIo, ch10::BlockTileIo>;
+      using Mover = std::conditional_t<R.ahead == 0, Moves, PrefetchingIo<Moves, R.ahead>>;
+      constexpr auto kernel =
+          grouped_per_tile_scan<R.threads, R.items, R.min_blocks, R.windows, Mover, State<T>, T, Op>;
+      const int resident = persistent_blocks<kernel>(R.threads, 0);  // once per device
+      wait.first_settling_tile = static_cast<unsigned>(resident);
+      kernel<<<tiles, R.threads, 0, r.stream>>>(r.in, r.out, r.n, r.kind, launch.ticket, launch.state, wait, op,
+                                                r.seed);
+    } else if constexpr (R.kernel == Kernel::per_tile) {
+      if (r.seed != nullptr) throw std::logic_error("a seeded scan needs a bulk recipe or the grouped walk");
       using Moves = std::conditional_t<R.io == Io::warp, WarpTileIo, ch10::BlockTileIo>;
       using Mover = std::conditional_t<R.ahead == 0, Moves, PrefetchingIo<Moves, R.ahead>>;
       using Walker = std::conditional_t<R.windows == 1, ch10::WarpLookBack, WideLookBack<R.windows>>;
@@ -211,6 +225,21 @@ inline constexpr Recipe kDeterministic =
 /// reproducible. (Not timed on the H100, where its tests and sanitizers pass.)
 inline constexpr Recipe kOverlapped =
     as(Role::overlapped, refill_in_look_back(wide(4, bulk(128, 36, 3, ch10::kSpin, Walk::grouped))));
+/// Overlapped with deterministic's prefetch, the input 2 MiB ahead into L2:
+/// the fastest grouped recipe measured for 8-byte types on the H200.
+inline constexpr Recipe kOverlappedAhead =
+    ahead(kRingAhead, refill_in_look_back(wide(4, bulk(128, 36, 3, ch10::kSpin, Walk::grouped))));
+/// Overlapped for 8-byte types on the H100: tiles of 128 x 18 (nine
+/// 16-byte vectors per thread again, and 18 KiB stages like overlapped's
+/// 128 x 36 of 4-byte types), the input 2 MiB ahead into L2.
+inline constexpr Recipe kWideDeterministic =
+    ahead(kRingAhead, refill_in_look_back(wide(4, bulk(128, 18, 3, ch10::kSpin, Walk::grouped))));
+/// The grouped look-back in chapter 10's kernel, one block per tile, for
+/// inputs of a few waves of tiles: a persistent block would hold only a
+/// tile or two, and its ring never fills.
+inline constexpr Recipe kGroupedPerTile = grouped(wide(4, per_tile(256, 32, Io::warp, ch10::kSpin)));
+/// Deterministic runs kGroupedPerTile below this many elements.
+inline constexpr std::int64_t kGroupedPerTileBelow = std::int64_t{1} << 23;
 // [recipes]
 
 }  // namespace scan::ch11

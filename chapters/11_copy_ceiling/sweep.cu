@@ -69,6 +69,11 @@ void add_sweep_points(std::vector<Variant>& v) {
             refill_in_look_back(wide(2, bulk(128, 28, 3, kSpin, Walk::grouped))),
             refill_in_look_back(wide(4, bulk(128, 32, 3, kSpin, Walk::grouped))),
             refill_in_look_back(wide(4, bulk(256, 16, 4, kSpin, Walk::grouped)))>(v);
+  // Smaller odd tiles (5 or 3 vectors per thread) in overlapped's ring: more
+  // tiles for inputs of a few waves, where a deterministic scan must still
+  // beat CUB.
+  add_sweep<SweepCombos, refill_in_look_back(wide(4, bulk(128, 20, 3, kSpin, Walk::grouped))),
+            refill_in_look_back(wide(4, bulk(128, 12, 3, kSpin, Walk::grouped)))>(v);
   // Inputs of a few waves: larger tiles make one wave, smaller ones more.
   add_sweep<SweepCombos, per_tile(64, 32, Io::warp, kSettle), per_tile(256, 32, Io::warp, kSpin),
             per_tile(128, 48, Io::warp, kSpin), per_tile(256, 24, Io::warp, kSpin), per_tile(128, 16, Io::warp, kSpin)>(v);
@@ -77,6 +82,25 @@ void add_sweep_points(std::vector<Variant>& v) {
             lookback_warp(128, 16, 4, kSpin), wide(4, bulk(128, 16, 4, kSpin)),
             lookback_warp(128, 16, 4, kSpin, Walk::any_prefix, StateKind::split),
             wide(4, bulk(128, 16, 4, kSpin, Walk::grouped)), wide(4, bulk(128, 16, 3, kSpin, Walk::grouped))>(v);
+  // The grouped walk in chapter 10's kernel (one block per tile): tuned's
+  // and one-wave's shapes, for inputs of a few waves (kGroupedPerTile is
+  // one-wave's shape with four groups per trip).
+  add_sweep<SweepCombos, grouped(wide(4, ahead(kTileAhead, per_tile(128, 32, Io::warp, kSettle)))),
+            grouped(wide(4, per_tile(128, 32, Io::warp, kSettle))), grouped(wide(4, per_tile(128, 32, Io::warp, kSpin))),
+            kGroupedPerTile, grouped(wide(2, per_tile(128, 16, Io::warp, kSpin))),
+            grouped(per_tile(256, 32, Io::warp, kSpin))>(v);
+  // 8-byte types in overlapped's shape: tiles of an odd number of 16-byte
+  // vectors (9 of two elements: 128 x 18, a stage of 18 KiB as overlapped's
+  // 128 x 36 of 4-byte types), the ring refilled while warp 0 looks back,
+  // with and without the prefetch into L2.
+  add_sweep<WideSumCombos, refill_in_look_back(wide(4, bulk(128, 18, 3, kSpin, Walk::grouped))),
+            refill_in_look_back(wide(4, bulk(128, 18, 4, kSpin, Walk::grouped))),
+            refill_in_look_back(wide(4, bulk(128, 22, 3, kSpin, Walk::grouped))),
+            refill_in_look_back(wide(4, bulk(128, 14, 4, kSpin, Walk::grouped))),
+            kWideDeterministic>(v);
+  // Overlapped's recipe with the prefetch into L2 of deterministic's, for
+  // every type and operator (deterministic's 8-byte recipe on the H200).
+  add_variants<kOverlappedAhead>(v);
 }
 
 }  // namespace scan::ch11
