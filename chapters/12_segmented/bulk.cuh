@@ -355,8 +355,8 @@ struct SegmentedTileJob {
 
 /// Chapter 11's bulk kernel with (value, flag) pairs: run_ring() with
 /// SegmentedTileJob. `ticket` and the tile states must be zero at launch.
-template <int Threads, int MinBlocks, int Items, int Stages, int Batch, Construction C, Marks M, FlagPath P, class T,
-          class Op>
+template <int Threads, int MinBlocks, int Items, int Stages, int Batch, Construction C, Marks M, FlagPath P,
+          bool RefillInLookBack, class T, class Op>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     bulk_segmented_scan(const T* in, const std::uint8_t* heads, const std::int32_t* keys, T* out, std::int64_t n,
                         Kind kind, unsigned* ticket, FlaggedTileState<T> state, BackOff wait, Op op) {
@@ -369,21 +369,30 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   Job job{Tiles{shared.ring, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, Job::kTile)), aligned,
                 0},  // no prefetch of values ahead
           shared, heads, keys, M == Marks::keys && address(keys) % 16 == 0, ticket, state, wait, op, kind};
-  ch11::run_ring<Stages, false>(job);
+  ch11::run_ring<Stages, RefillInLookBack>(job);
 }
 // [bulk kernel finish]
 
 /// Tile shape and ring depth of the `bulk` variants: chapter 11's
-/// `deterministic` recipe (64 KiB of value stages, three blocks per SM).
-/// The head flags go through L2 (FlagPath::l2), not through flag stages
-/// that would make the block 80 KiB and leave two blocks per SM; the
-/// tuning points in segmented.cu measure that choice, the groups per trip
-/// and other shapes.
-inline constexpr int kBulkThreads = 256;
+/// `overlapped` recipe as near as 32 head bits per thread allow. Tiles of
+/// 128 x 28 (seven 16-byte vectors of int32 per thread: an odd number, so
+/// the stages are read without bank conflicts and without selects), three
+/// stages of 14 KiB refilled while warp 0 looks back, five blocks per SM.
+/// It replaced chapter 11's `deterministic` shape (256 x 16, four stages
+/// refilled after the store, three blocks per SM), which ran at 92-99% of
+/// the copy on the H100 but at 73% with one segment on the H200; this one
+/// keeps both GPUs at 90% of the copy or more at every segment length
+/// (docs/lab/ch12-h100.md). The head flags go through L2
+/// (FlagPath::l2), not through flag stages that would take more shared
+/// memory per block; the tuning points in segmented.cu measure that
+/// choice, the groups per trip and the other shapes.
+inline constexpr int kBulkThreads = 128;
 /// Items per thread of the `bulk` variants.
-inline constexpr int kBulkItems = 16;
+inline constexpr int kBulkItems = 28;
 /// Stages in the ring of the `bulk` variants.
-inline constexpr int kBulkStages = 4;
+inline constexpr int kBulkStages = 3;
+/// Whether the `bulk` variants refill the ring while warp 0 looks back.
+inline constexpr bool kBulkRefill = true;
 /// Groups of 32 tiles a look-back loads per trip: two, not chapter 11's
 /// four. With one long segment a walk usually ends at the nearest group,
 /// so the states of a third and fourth group are loaded for nothing.
@@ -401,6 +410,7 @@ struct BulkRecipe {
   int stages = kBulkStages;                           ///< tiles in the ring
   int groups = kBulkGroups;                            ///< groups of 32 tiles a look-back loads per trip
   BackOff wait = ch10::kSpin;                         ///< how a tile waits before looking back
+  bool refill_in_look_back = kBulkRefill;             ///< a thread of warp 1 refills the ring during the look-back
 };
 
 /// Registry entry: the persistent bulk-copy segmented scan of recipe R.
@@ -423,6 +433,8 @@ struct BulkSegmentedScan {
     constexpr bool kTransformed = R.construction == Construction::transformed;
     constexpr bool kFlagsInL2 = !kKeys && R.flags == FlagPath::l2;
     constexpr bool kShape = R.threads != kBulkThreads || R.items != kBulkItems || R.stages != kBulkStages;
+    constexpr bool kRefill = R.refill_in_look_back;
+    constexpr bool kOtherRefill = kRefill != kBulkRefill;
     const std::string tiles = ch07::shape_name(R.threads, R.items);
     VariantInfo v;
     v.name = kKeys ? "bulk-by-key" : kTransformed ? "bulk-transformed" : "bulk";
@@ -430,10 +442,12 @@ struct BulkSegmentedScan {
     if (kShape) v.name.append("-").append(tiles).append("-s").append(std::to_string(R.stages));
     if (R.groups != kBulkGroups) v.name.append("-wide").append(std::to_string(R.groups));
     if (kStagedFlags) v.name.append("-stageflags");
+    if (kOtherRefill) v.name.append(kRefill ? "-refill-in-look-back" : "-refill-after-store");
     if (R.wait.settle_ns != 0) v.name.append("-settle").append(std::to_string(R.wait.settle_ns));
     v.summary = std::string(kTransformed ? "operator transformation" : "direct (conditional indexing)") +
                 ", persistent blocks, values" + (kStagedFlags ? " and head flags" : "") +
                 " by bulk copy (TMA) through " + std::to_string(R.stages) + " shared-memory stages" +
+                (kRefill ? " refilled during the look-back" : " refilled after each store") +
                 (kFlagsInL2 ? ", head flags prefetched to L2 in bulk, read by the threads" : "") +
                 (kKeys ? ", segments where a 4-byte key changes (keys read directly)" : "") +
                 ", next aggregate published before the look-back, grouped look-back (" +
@@ -444,7 +458,7 @@ struct BulkSegmentedScan {
     v.items_per_thread = R.items;
     v.float_order_varies = true;  // the walk gathers groups back to where it stops
     v.segmented = true;
-    v.tuning = kShape || R.groups != kBulkGroups || R.wait.settle_ns != 0 || kTransformed || (!kKeys && !kFlagsInL2);
+    v.tuning = kShape || kOtherRefill || R.groups != kBulkGroups || R.wait.settle_ns != 0 || kTransformed || (!kKeys && !kFlagsInL2);
     return v;
   }
   /// The scratch memory run() takes: the ticket and the tile states.
@@ -459,7 +473,7 @@ struct BulkSegmentedScan {
     constexpr std::size_t kShared = kBytes<T>;
     constexpr int kMinBlocks = bulk_blocks_per_sm<Storage<T>>(R.threads);
     constexpr auto kernel = bulk_segmented_scan<R.threads, kMinBlocks, R.items, R.stages, R.groups, R.construction,
-                                                R.marks, R.flags, T, Op>;
+                                                R.marks, R.flags, R.refill_in_look_back, T, Op>;
     // Shared memory allowed and occupancy asked, once per device.
     const int resident = persistent_blocks<kernel>(R.threads, kShared);
     Workspace workspace = r.workspace;

@@ -323,6 +323,15 @@ __device__ __forceinline__ void load_heads(const std::uint8_t* heads, const std:
 #pragma unroll
         for (int k = 0; k < 16; ++k) flags[v * 16 + k] = ((words[k / 4] >> (8 * (k % 4))) & 0xFFu) != 0;
       }
+    } else if (first + Items <= valid && Items % 4 == 0 && reinterpret_cast<std::uintptr_t>(mine) % 4 == 0) {
+      // Whole 4-byte words of flags (28 items per thread: seven words,
+      // each thread's flags 4-byte aligned but not 16-byte aligned).
+#pragma unroll
+      for (int w = 0; w < Items / 4; ++w) {
+        const unsigned word = reinterpret_cast<const unsigned*>(mine)[w];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) flags[w * 4 + k] = ((word >> (8 * k)) & 0xFFu) != 0;
+      }
     } else {
 #pragma unroll
       for (int j = 0; j < Items; ++j) flags[j] = first + j < valid && mine[j] != 0;

@@ -27,20 +27,24 @@ std::vector<Variant> variants() {
       gpu_variant<SegmentedScan<PerTile{.wait = ch10::kSpin}>, SweepCombos>(),
       gpu_variant<SegmentedScan<PerTile{.threads = 256, .items = 16}>, SweepCombos>(),
       // The bulk kernel's knobs, one at a time: the other construction;
-      // the head flags in shared-memory stages beside the values (80 KiB
-      // per block, two blocks per SM instead of three), also with chapter
-      // 11's four groups per trip (the first default) and with one; one
-      // and four groups per trip with the flags through L2; a shallower
-      // ring (three stages: more blocks fit an SM); half-height tiles of
-      // twice the threads.
+      // the head flags in shared-memory stages beside the values, also
+      // with chapter 11's four groups per trip and with one; one and four
+      // groups per trip with the flags through L2; four stages; the ring
+      // refilled after each store (chapter 11's bulk loop); other tile
+      // shapes (five vectors per thread; chapter 11's deterministic shape,
+      // the default before the H200 run, with and without the early refill).
       gpu_variant<BulkSegmentedScan<Bulk{.construction = kTransformed}>, SweepCombos>(),
       gpu_variant<BulkSegmentedScan<Bulk{.flags = FlagPath::stage}>, SweepCombos>(),
       gpu_variant<BulkSegmentedScan<Bulk{.flags = FlagPath::stage, .groups = 4}>, SweepCombos>(),
       gpu_variant<BulkSegmentedScan<Bulk{.flags = FlagPath::stage, .groups = 1}>, SweepCombos>(),
       gpu_variant<BulkSegmentedScan<Bulk{.groups = 1}>, SweepCombos>(),
       gpu_variant<BulkSegmentedScan<Bulk{.groups = 4}>, SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Bulk{.stages = 3}>, SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Bulk{.threads = 512, .items = 8}>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.stages = 4}>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.refill_in_look_back = false}>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.items = 20}>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.threads = 256, .items = 16, .stages = 4, .refill_in_look_back = false}>,
+                  SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.threads = 256, .items = 16, .stages = 3}>, SweepCombos>(),
   };
 }
 
