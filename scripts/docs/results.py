@@ -455,12 +455,14 @@ def ch11_sizes(tag):
     if not path.exists():
         return "*Not measured yet.*"
     rows, meta = read_csv(path)
-    sizes = sorted({int(r["n"]) for r in rows})
     runs = sorted({r["run"] for r in rows})
+    types = [t for t in ("int32", "float") if any(r["type"] == t for r in rows)]
+    # Older runs timed fastest alone; later ones deterministic beside it.
+    ours = [v for v in ("fastest", "deterministic") if any(r["variant"] == v for r in rows)]
 
-    def times(variant, n):
+    def times(variant, n, dtype):
         return [float(r["median_ms"]) for r in rows
-                if r["variant"] == variant and int(r["n"]) == n and r["status"] in ("PASS", "-")]
+                if r["variant"] == variant and int(r["n"]) == n and r["type"] == dtype and r["status"] in ("PASS", "-")]
 
     def spread(values, digits=4):
         if not values:
@@ -469,20 +471,28 @@ def ch11_sizes(tag):
         mid = values[len(values) // 2]
         return f"{mid:.{digits}g} ({values[0]:.{digits}g}-{values[-1]:.{digits}g})"
 
-    out = ["| n | fastest, ms | cub::DeviceScan, ms | x CUB per run | fastest, % of the copy |",
-           "|---|---|---|---|---|"]
-    for n in sizes:
-        ours, cub, copy = times("fastest", n), times("cub::DeviceScan", n), times("copy (cudaMemcpy D2D)", n)
-        ratios = sorted(c / o for c, o in zip(cub, ours))
-        fractions = sorted(c / o for c, o in zip(copy, ours))
-        ratio = (f"{ratio_text(ratios[len(ratios) // 2])} ({ratio_text(ratios[0])}-{ratio_text(ratios[-1])})"
-                 if ratios else "")
-        fraction = f"{100 * fractions[len(fractions) // 2]:.1f}%" if fractions else ""
-        out.append(f"| {exponent(n)} | {spread(ours)} | {spread(cub)} | {ratio} | {fraction} |")
-    return "\n".join(out) + (f"\n\nint32 inclusive sums. Each cell: the median of {len(runs)} runs of the program, "
+    def per_run(base, mine):
+        ratios = sorted(b / m for b, m in zip(base, mine))
+        return (f"{ratio_text(ratios[len(ratios) // 2])} ({ratio_text(ratios[0])}-{ratio_text(ratios[-1])})"
+                if ratios else "")
+
+    header = "| type | n | " + " | ".join(f"{v}, ms" for v in ours) + " | cub::DeviceScan, ms | " + \
+        " | ".join(f"{v}: x CUB per run" for v in ours) + " | fastest, % of the copy |"
+    out = [header, "|---|---|" + "---|" * (2 * len(ours) + 2)]
+    for dtype in types:
+        for n in sorted({int(r["n"]) for r in rows if r["type"] == dtype}):
+            cub, copy = times("cub::DeviceScan", n, dtype), times("copy (cudaMemcpy D2D)", n, dtype)
+            mine = {v: times(v, n, dtype) for v in ours}
+            fractions = sorted(c / o for c, o in zip(copy, mine["fastest"]))
+            fraction = f"{100 * fractions[len(fractions) // 2]:.1f}%" if fractions else ""
+            out.append(f"| {dtype} | {exponent(n)} | " + " | ".join(spread(mine[v]) for v in ours) +
+                       f" | {spread(cub)} | " + " | ".join(per_run(cub, mine[v]) for v in ours) + f" | {fraction} |")
+    command = ("ch11_copy_ceiling --n N --type T --variant fastest,deterministic --csv, five times"
+               if len(ours) > 1 else "ch11_copy_ceiling --n N --variant fastest --csv, five times")
+    return "\n".join(out) + (f"\n\nInclusive sums. Each cell: the median of {len(runs)} runs of the program, "
                              "each the median of 20 timed calls after 3 warm-ups, and the smallest and largest "
                              "of the runs; x CUB is taken run by run (CUB and ours in the same run). "
-                             + device_note(meta, "ch11_copy_ceiling --n N --variant fastest --csv, five times"))
+                             + device_note(meta, command))
 
 
 def ch11_sweep(tag):

@@ -7,7 +7,8 @@
 #   large       chapter 10 at n = 2^30, int32 and float (the 2^30 column of its table)
 #   ch11        chapter 11's steps at 2^28 (4-byte types) and 2^27 (8-byte), with CUB and the copy;
 #               and the other operators
-#   sizes       chapter 11's fastest and CUB at n = 2^16 ... 2^30, five runs each (the spread)
+#   sizes       chapter 11's fastest, deterministic and CUB at n = 2^16 ... 2^30, int32 and float,
+#               five runs each (the spread)
 #   sweeps      chapter 11's tuning points, int32 at 2^28 and int64 at 2^27
 #   ch12        chapter 12 for mean segment lengths 1, 8, 256, 65536 and one segment; its
 #               tuning points at lengths 1, 256 and one segment
@@ -57,10 +58,13 @@ fi
 if want sizes; then
   {
     header=1
-    for e in 16 18 20 22 24 26 28 30; do
-      for run in 1 2 3 4 5; do
-        "$bin/ch11_copy_ceiling" --n $((1 << e)) --variant fastest --csv --quiet | with_columns run "$run" $header
-        header=0
+    for type in int32 float; do
+      for e in 16 18 20 22 24 26 28 30; do
+        for run in 1 2 3 4 5; do
+          "$bin/ch11_copy_ceiling" --n $((1 << e)) --type $type --variant fastest,deterministic --csv --quiet |
+            with_columns run "$run" $header
+          header=0
+        done
       done
     done
   } > "$out/ch11-sizes-$tag.csv" 2>> "$out/bench.err"
