@@ -9,7 +9,7 @@
 // Each run writes a freshly poisoned output; a kernel compares it with the
 // reference and counts mismatches. int32 (the default): the reference is
 // the oracle's, computed once on the host, and every element must match.
-// float: the input is real-valued (sums round), the first run is checked
+// float and double: the input is real-valued (sums round), the first run is checked
 // on the host against the oracle within what the summation can lose
 // (verify.hpp), and every later run is compared bit for bit with the first;
 // the program reports how many runs differed and by how much, and with
@@ -39,6 +39,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -50,9 +51,10 @@ using scan::DeviceBuffer;
 template <class T>
 __global__ void count_mismatches(const T* got, const T* expected, std::int64_t n, unsigned long long* wrong,
                                  unsigned long long* first_bad) {
-  static_assert(sizeof(T) == 4, "compared as 32-bit words");
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "compared as 32- or 64-bit words");
+  using Word = std::conditional_t<sizeof(T) == 8, unsigned long long, unsigned>;  // bits, not values: NaN == NaN
   const std::int64_t i = scan::global_thread_index();
-  if (i < n && reinterpret_cast<const unsigned*>(got)[i] != reinterpret_cast<const unsigned*>(expected)[i]) {
+  if (i < n && reinterpret_cast<const Word*>(got)[i] != reinterpret_cast<const Word*>(expected)[i]) {
     atomicAdd(wrong, 1ull);
     atomicMin(first_bad, static_cast<unsigned long long>(i));
   }
@@ -64,8 +66,9 @@ struct Options {
   int runs = 1000, streams = 1;
   std::int64_t segments = 0;  ///< segmented variants: mean segment length (0: not given)
   scan::Kind kind = scan::Kind::inclusive;
-  bool real = false;       ///< float sums of real-valued inputs instead of int32
-  bool identical = false;  ///< float: a run that differs from the first is wrong
+  std::string type = "int32";  ///< int32, or float or double sums of real-valued inputs
+  bool real = false;           ///< float or double: runs compared with the first
+  bool identical = false;      ///< float or double: a run that differs from the first is wrong
 };
 
 /// The command line, or nothing after `--help` was printed.
@@ -79,21 +82,21 @@ std::optional<Options> parse(int argc, char** argv) {
   scan::add_int_option(app, "--runs", o.runs, 1, 100000000, "runs per stream [1000]");
   scan::add_int_option(app, "--streams", o.streams, 1, 8, "concurrent streams, each with its own workspace [1]");
   scan::add_kind_option(app, o.kind);
-  std::string type = "int32";
-  app.add_option("--type", type, "int32 (checked against the oracle) or float (real-valued, runs compared)")
-      ->check(CLI::IsMember({"int32", "float"}));
+  app.add_option("--type", o.type,
+                 "int32 (checked against the oracle), float or double (real-valued, runs compared) [int32]")
+      ->check(CLI::IsMember({"int32", "float", "double"}));
   scan::add_count_option(app, "--segments", o.segments,
                          "segmented variants: mean segment length [" + std::to_string(scan::kDefaultSegmentLength) +
                              "]");
-  app.add_flag("--identical", o.identical, "float: every run must equal the first bit for bit");
+  app.add_flag("--identical", o.identical, "float, double: every run must equal the first bit for bit");
   if (!scan::parse_command_line(app, std::vector<std::string>(argv + 1, argv + argc))) {
     std::printf("%s", app.help().c_str());
     return std::nullopt;
   }
   if (o.n < 1) throw scan::UsageError("--n must be at least 1");
   if (app.count("--segments") > 0 && o.segments < 1) throw scan::UsageError("--segments must be at least 1");
-  o.real = type == "float";
-  if (o.identical && !o.real) throw scan::UsageError("--identical needs --type float");
+  o.real = o.type != "int32";
+  if (o.identical && !o.real) throw scan::UsageError("--identical needs --type float or double");
   return o;
 }
 
@@ -136,7 +139,7 @@ int stress(const Options& o, const scan::Variant& variant) {
   const auto begin = std::chrono::steady_clock::now();
   long long failed_runs = 0, differing_runs = 0;
   unsigned long long most_differing = 0;
-  bool have_first = !o.real;  // float: the first run becomes the expected output
+  bool have_first = !o.real;  // float, double: the first run becomes the expected output
   bool first_verified = true;
   for (int run = 0; run < o.runs; ++run) {
     for (auto& lane : lanes) {
@@ -155,7 +158,7 @@ int stress(const Options& o, const scan::Variant& variant) {
     for (std::size_t s = 0; s < lanes.size(); ++s) {
       SCAN_CUDA(cudaStreamSynchronize(lanes[s].stream));
       if (!have_first) {
-        // The first float run: checked on the host, then the reference for the others.
+        // The first real-valued run: checked on the host, then the reference for the others.
         const std::vector<T> first = lanes[s].out.to_host();
         const scan::VerifyReport report = scan::verify_scan(input, first, o.kind, scan::Add{}, restarts);
         if (!report.ok) {
@@ -195,7 +198,7 @@ int stress(const Options& o, const scan::Variant& variant) {
   const long long compared = static_cast<long long>(o.runs) * o.streams - (o.real ? 1 : 0);
   std::printf("scan_stress: chapter %s variant %s, n = %lld, %s %s, %d runs x %d streams (%u tiles per run): ",
               o.chapter.c_str(), o.variant.c_str(), static_cast<long long>(o.n),
-              o.real ? "float (real-valued)" : "int32", std::string(scan::kind_name(o.kind)).c_str(), o.runs,
+              o.real ? (o.type + " (real-valued)").c_str() : "int32", std::string(scan::kind_name(o.kind)).c_str(), o.runs,
               o.streams,
               variant.info.items_per_thread > 0
                   ? scan::tile_count(o.n, static_cast<std::int64_t>(variant.info.block) * variant.info.items_per_thread)
@@ -224,7 +227,9 @@ int stress(const Options& o) {
   if (variant == nullptr || variant->where != scan::Where::device) {
     throw scan::UsageError("no GPU variant '" + o.variant + "' in chapter " + o.chapter);
   }
-  const scan::DType type = o.real ? scan::DType::f32 : scan::DType::i32;
+  const scan::DType type = o.type == "double"  ? scan::DType::f64
+                           : o.type == "float" ? scan::DType::f32
+                                               : scan::DType::i32;
   if (o.segments > 0 && !variant->info.segmented) {
     throw scan::UsageError("--segments is for segmented variants (chapter 12); '" + o.variant + "' scans whole arrays");
   }
@@ -233,6 +238,7 @@ int stress(const Options& o) {
                            " sums");
   }
   scan::require_architecture("scan_stress --chapter " + o.chapter, chapter->needs, scan::query_device());
+  if (o.type == "double") return stress<double>(o, *variant);
   return o.real ? stress<float>(o, *variant) : stress<std::int32_t>(o, *variant);
 }
 

@@ -223,4 +223,19 @@ TEST_CASE("the deterministic scan's float sums are the same on every run", "[gpu
   INFO(r.output);
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.output, ContainsSubstring("0 of 199 later runs differ"));
+  // Double sums (the rings of 8-byte types), and an input of a few waves
+  // (the grouped walk in chapter 10's kernel).
+  for (const std::string args : {"--type double --n 16777219", "--type float --n 1048579"}) {
+    const ProgramResult more = run_program(
+        "scan_stress", "--chapter 11 --variant deterministic --identical --runs 100 --streams 2 " + args);
+    INFO(args << "\n" << more.output);
+    CHECK(more.exit_code == 0);
+    CHECK_THAT(more.output, ContainsSubstring("0 of 199 later runs differ"));
+  }
+}
+
+TEST_CASE("scan_stress compares runs bit for bit only for real-valued types", "[cpu][cli]") {
+  const ProgramResult r = run_program("scan_stress", "--identical --n 1K");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, ContainsSubstring("--identical needs --type float or double"));
 }

@@ -45,8 +45,13 @@ struct Deterministic {
   template <class T, class Op, class F>
   static void dispatch(std::int64_t n, F&& f) {
     const bool h200 = tuned_on_current_device() == TunedOn::h200;
-    if (n < kGroupedPerTileBelow) {
-      f.template operator()<kGroupedPerTile>();  // a few waves of tiles: too few per block to fill a ring
+    if (n * static_cast<std::int64_t>(sizeof(T)) < kGroupedPerTileBelowBytes) {
+      // A few waves of tiles: too few per block to fill a ring.
+      if constexpr (sizeof(T) == 8) {
+        f.template operator()<kGroupedPerTileWide>();
+      } else {
+        f.template operator()<kGroupedPerTile>();
+      }
     } else if constexpr (sizeof(T) == 8) {
       if (h200) {
         f.template operator()<kOverlappedAhead>();  // overlapped's ring, the input 2 MiB ahead in L2
@@ -111,8 +116,8 @@ struct Fastest {
   static VariantInfo info() {
     VariantInfo v;
     v.name = "fastest";
-    v.summary = "the fastest recipe measured for the size: tuned below 2^21 elements (and for 8-byte types), "
-                "one wave of 256x32 tiles below 2^23, deterministic above";
+    v.summary = "the fastest recipe measured for the size and type: tuned below 2^21 elements (8-byte types: "
+                "below 2^23, and on an H200), one wave of 256x32 tiles below 2^23, deterministic above";
     v.block = kDeterministic.threads;
     v.items_per_thread = kDeterministic.items;
     v.float_order_varies = true;  // below 2^23 elements

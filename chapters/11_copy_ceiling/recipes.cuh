@@ -236,10 +236,15 @@ inline constexpr Recipe kWideDeterministic =
     ahead(kRingAhead, refill_in_look_back(wide(4, bulk(128, 18, 3, ch10::kSpin, Walk::grouped))));
 /// The grouped look-back in chapter 10's kernel, one block per tile, for
 /// inputs of a few waves of tiles: a persistent block would hold only a
-/// tile or two, and its ring never fills.
+/// tile or two, and its ring never fills. One-wave's shape, 256 x 32.
 inline constexpr Recipe kGroupedPerTile = grouped(wide(4, per_tile(256, 32, Io::warp, ch10::kSpin)));
-/// Deterministic runs kGroupedPerTile below this many elements.
-inline constexpr std::int64_t kGroupedPerTileBelow = std::int64_t{1} << 23;
+/// The same for 8-byte types, in tiles of the same bytes (128 x 32: a
+/// tile of 256 x 32 would need 64 KiB of static shared memory, 48 KiB is
+/// the limit).
+inline constexpr Recipe kGroupedPerTileWide = grouped(wide(4, per_tile(128, 32, Io::warp, ch10::kSpin)));
+/// Deterministic runs the grouped walk per tile below this many bytes of
+/// input: 32 MiB, 2^23 elements of 4 bytes.
+inline constexpr std::int64_t kGroupedPerTileBelowBytes = std::int64_t{32} << 20;
 // [recipes]
 
 }  // namespace scan::ch11

@@ -67,6 +67,13 @@ done
 if [ -x "$bin/ch13_applications" ]; then
   for tool in memcheck racecheck; do check "$tool" ch13_applications --n "$large_n" --reps 0 --no-baselines --rows 0; done
 fi
+# Chapter 11's rings for 8-byte types (deterministic and fastest choose them
+# from 2^23 elements on; at N they run the grouped walk per tile).
+if [ -x "$bin/ch11_copy_ceiling" ]; then
+  for tool in memcheck racecheck; do
+    check "$tool" ch11_copy_ceiling --n "$large_n" --reps 0 --no-baselines --variant deterministic,fastest --type double
+  done
+fi
 # The demo's kernels have a barrier missing: racecheck must say so, with
 # its own exit code (99); any other failure (the program missing, a crash)
 # is not a hazard reported.

@@ -3,7 +3,7 @@
 # machine, into OUT (CSV files; TAG names the GPU: h100, h200). Each run
 # times CUB and the copy in the same process as the candidates.
 #   scripts/gpu/tune.sh BIN_DIR OUT_DIR TAG [PARTS]
-# PARTS: any of wide,affine,small,ch12,pertile (default all).
+# PARTS: any of wide,affine,small,ch12,pertile,final (default all but final).
 #   wide    deterministic 8-byte sums at 2^28 and 2^27: the variants and the
 #           sweep points in overlapped's shape for 8-byte types
 #   affine  the affine operator at 2^28 in every grouped recipe, with the int32 sum
@@ -12,6 +12,10 @@
 #   pertile the grouped walk in chapter 10's kernel (one block per tile) at
 #           n = 2^16 ... 2^26, int32 (three runs) and float (one); overlapped
 #           with the prefetch of deterministic at 2^28, int32 and affine
+#   final   the issue's four checks on the final code, five runs each: deterministic,
+#           fastest and tuned for int64 and double at 2^28; deterministic for the
+#           int32 sum and the affine operator at 2^28; chapter 12's bulk and direct at
+#           the six segment lengths
 #   ch12    chapter 12's bulk variant and its refill-in-look-back sweep points at
 #           the six mean segment lengths of the chapter's table
 set -uo pipefail
@@ -104,4 +108,37 @@ if want pertile; then
     "$ch11" --n 256M --op affine --type uint32 --variant "$ahead" --csv --quiet | body
   } > "$out/tune-ahead-$tag.csv" 2>> "$out/tune.err"
   log "ahead exit $?"
+fi
+if want final; then
+  {
+    header=1
+    for run in 1 2 3 4 5; do
+      for type in int64 double; do
+        "$ch11" --n 256M --type $type --variant deterministic,fastest,tuned --csv --quiet | with_columns run $run $header
+        header=0
+      done
+    done
+  } > "$out/issue30-wide-$tag.csv" 2>> "$out/tune.err"
+  log "final wide exit $?"
+  {
+    header=1
+    for run in 1 2 3 4 5; do
+      "$ch11" --n 256M --variant deterministic,fastest --csv --quiet | with_columns run $run $header
+      header=0
+      "$ch11" --n 256M --op affine --type uint32 --variant deterministic,fastest --csv --quiet | with_columns run $run 0
+    done
+  } > "$out/issue30-affine-$tag.csv" 2>> "$out/tune.err"
+  log "final affine exit $?"
+  {
+    header=1
+    for run in 1 2 3 4 5; do
+      for case in "1 random" "8 random" "256 random" "256 fixed" "65536 random" "1G random"; do
+        set -- $case
+        "$bin/ch12_segmented" --n 256M --segments $1 --lengths $2 --variant bulk,direct --csv --quiet |
+          with_columns run,segments,lengths "$run,$1,$2" $header
+        header=0
+      done
+    done
+  } > "$out/issue30-ch12-$tag.csv" 2>> "$out/tune.err"
+  log "final ch12 exit $?"
 fi
