@@ -31,8 +31,10 @@ std::vector<Variant> variants() {
       // with chapter 11's four groups per trip and with one; one and four
       // groups per trip with the flags through L2; four stages; the ring
       // refilled after each store (chapter 11's bulk loop); other tile
-      // shapes (five vectors per thread; chapter 11's deterministic shape,
-      // the default before the H200 run, with and without the early refill).
+      // shapes: five vectors per thread; chapter 11's deterministic shape
+      // (the default until the H200 run) with four stages and with three,
+      // and half-height tiles of twice the threads, each refilled after the
+      // store as they were tuned.
       gpu_variant<BulkSegmentedScan<Bulk{.construction = kTransformed}>, SweepCombos>(),
       gpu_variant<BulkSegmentedScan<Bulk{.flags = FlagPath::stage}>, SweepCombos>(),
       gpu_variant<BulkSegmentedScan<Bulk{.flags = FlagPath::stage, .groups = 4}>, SweepCombos>(),
@@ -44,7 +46,10 @@ std::vector<Variant> variants() {
       gpu_variant<BulkSegmentedScan<Bulk{.items = 20}>, SweepCombos>(),
       gpu_variant<BulkSegmentedScan<Bulk{.threads = 256, .items = 16, .stages = 4, .refill_in_look_back = false}>,
                   SweepCombos>(),
-      gpu_variant<BulkSegmentedScan<Bulk{.threads = 256, .items = 16, .stages = 3}>, SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.threads = 256, .items = 16, .stages = 3, .refill_in_look_back = false}>,
+                  SweepCombos>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.threads = 512, .items = 8, .stages = 4, .refill_in_look_back = false}>,
+                  SweepCombos>(),
   };
 }
 
