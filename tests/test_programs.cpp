@@ -114,7 +114,7 @@ TEST_CASE("the CPU chapter runs anywhere", "[cpu][cli]") {
   CHECK_THAT(shown.output, ContainsSubstring("0 3 4 11 11 15 16 22"));
 }
 
-TEST_CASE("--variant takes a comma-separated list and checks every name", "[cpu][cli]") {
+TEST_CASE("a comma-separated list of --variant names runs each, and every name is checked", "[cpu][cli]") {
   const ProgramResult two = run_program("ch01_sequential", "--n 10K --reps 1 --variant loop,blocked-threads --csv");
   INFO(two.output);
   CHECK(two.exit_code == 0);
