@@ -571,22 +571,122 @@ def ch12_lengths(tag="h100"):
 
 
 def ch12_h200_note():
-    """Chapter 12 on the H200: where the H100's recipe stands there."""
-    rows, _ = read_csv(RESULTS / "ch12-lengths-h200.csv")
-    cases = {}
-    for r in rows:
-        cases.setdefault((r["segments"], r["lengths"]), {})[r["variant"]] = r
-    frac = lambda c, v: 9 / 8 * float(c[next(k for k in c if k.startswith("copy"))]["median_ms"]) / float(c[v]["median_ms"])
-    bulk = [frac(c, "bulk") for c in cases.values()]
-    best = [max(frac(c, v) for v in ("bulk", "direct", "transformed")) for c in cases.values()]
-    times = [float(c["bulk"]["median_ms"]) for c in cases.values()]
-    over_cub = [float(c["cub::DeviceScan::ByKey"]["median_ms"]) / float(c["bulk"]["median_ms"]) for c in cases.values()]
-    return prose(
-        f"On the H200 the same recipes, tuned on the H100, do not hold the copy's pace: `bulk` runs at "
-        f"{100 * min(bulk):.1f}% to {100 * max(bulk):.1f}% of the copy across the six rows (slowest over fastest "
-        f"{max(times) / min(times):.2f}), the best of ours per row at {100 * min(best):.1f}% to "
-        f"{100 * max(best):.1f}%, while still {ratio_text(min(over_cub))}x to {ratio_text(max(over_cub))}x CUB's "
-        "scan by key. Tuning chapter 12 for the H200 is not done yet.")
+    """Chapter 12 on the H200: bulk's default shape there, against the
+    H100's shape it replaced (the lengths file of 79f4906)."""
+    def summary(path):
+        rows, _ = read_csv(path)
+        cases = {}
+        for r in rows:
+            cases.setdefault((r["segments"], r["lengths"]), {})[r["variant"]] = r
+        frac = [float(c["bulk"]["copy_fraction"]) for c in cases.values()]
+        times = [float(c["bulk"]["median_ms"]) for c in cases.values()]
+        over_cub = [float(c["bulk"]["x_cub"]) for c in cases.values()]
+        return min(frac), max(frac), max(times) / min(times), min(over_cub), max(over_cub)
+    old = RESULTS / "ch12-lengths-h200-79f4906.csv"
+    new = summary(RESULTS / "ch12-lengths-h200.csv")
+    text = (f"On the H200 `bulk` runs at {100 * new[0]:.1f}% to {100 * new[1]:.1f}% of the copy across the six "
+            f"rows (slowest over fastest {new[2]:.3f}), {ratio_text(new[3])}x to {ratio_text(new[4])}x CUB's scan "
+            "by key.")
+    if old.exists():
+        before = summary(old)
+        text += (f" Its shape until the H200 was tuned for, chapter 11's 256 x 16 ring refilled after each store, "
+                 f"ran at {100 * before[0]:.1f}% to {100 * before[1]:.1f}% there (slowest over fastest "
+                 f"{before[2]:.2f}; `ch12-lengths-h200-79f4906.csv`).")
+    return prose(text)
+
+
+def ch12_tune30():
+    """Chapter 12's lab book: the refill-in-look-back shapes against the
+    default of the time on both GPUs (explore/tune30-ch12-*.csv)."""
+    label = {"1G": "one segment"}
+    out, devices = [], []
+    for tag, gpu in (("h100", "H100"), ("h200", "H200")):
+        rows, meta = read_csv(RESULTS / "explore" / f"tune30-ch12-{tag}.csv")
+        devices.append(meta.get("device", "?"))
+        cases = []
+        for r in rows:
+            if (r["segments"], r["lengths"]) not in cases:
+                cases.append((r["segments"], r["lengths"]))
+        names = []
+        for r in rows:
+            if r["variant"] not in names and not r["variant"].startswith(("copy", "cub")):
+                names.append(r["variant"])
+        heads = [label.get(c[0], f"mean {c[0]}" if c[1] == "random" else f"exactly {c[0]}") for c in cases]
+        out.append(f"{gpu}, % of the copy (9 bytes an element):")
+        out.append("")
+        out.append("| variant | " + " | ".join(heads) + " | slowest over fastest |")
+        out.append("|---|" + "---|" * (len(cases) + 1))
+        for name in names:
+            mine = [next(r for r in rows if (r["segments"], r["lengths"]) == c and r["variant"] == name) for c in cases]
+            times = [float(r["median_ms"]) for r in mine]
+            shown = "`bulk` (256 x 16, 4 stages: the default of the time)" if name == "bulk" else f"`{name}`"
+            out.append(f"| {shown} | " + " | ".join(f"{100 * float(r['copy_fraction']):.1f}%" for r in mine) +
+                       f" | {max(times) / min(times):.3f} |")
+        out.append("")
+    return "\n".join(out) + "\nint32 inclusive sums, n = 2^28, one run on each GPU, with " \
+        "`scripts/gpu/tune.sh BIN OUT TAG ch12` (programs built from the working tree after 9313845); " + \
+        "; ".join(devices) + "."
+
+
+def issue30_checks(tag):
+    """The four checks of issue 30 on one GPU, from the five-run files of
+    scripts/gpu/tune.sh's final part and bench.sh's size runs."""
+    wide_path, affine_path = RESULTS / f"issue30-wide-{tag}.csv", RESULTS / f"issue30-affine-{tag}.csv"
+    ch12_path, sizes_path = RESULTS / f"issue30-ch12-{tag}.csv", RESULTS / f"ch11-sizes-{tag}.csv"
+    if not all(p.exists() for p in (wide_path, affine_path, ch12_path, sizes_path)):
+        return "*Not measured yet.*"
+
+    def span(values, fmt):
+        values = sorted(values)
+        return f"{fmt(values[len(values) // 2])} ({fmt(values[0])}-{fmt(values[-1])})"
+    pct = lambda x: f"{100 * x:.1f}%"
+    out = ["| check | measured: median (min-max) of five runs | asked |", "|---|---|---|"]
+    wide, meta = read_csv(wide_path)
+    for dtype in ("int64", "double"):
+        rows = [r for r in wide if r["type"] == dtype and r["variant"] == "deterministic"]
+        out.append(f"| `deterministic` {dtype}, $2^{{28}}$: % of the copy | "
+                   f"{span([float(r['copy_fraction']) for r in rows], pct)} | 90% |")
+        out.append(f"| `deterministic` {dtype}, $2^{{28}}$: x CUB | "
+                   f"{span([float(r['x_cub']) for r in rows], ratio_text)} | 1.0x |")
+    affine, _ = read_csv(affine_path)
+    runs = sorted({r["run"] for r in affine})
+    ratios = []
+    for run in runs:
+        here = {(r["op"], r["variant"]): r for r in affine if r["run"] == run}
+        ratios.append(float(here[("affine", "deterministic")]["gbps"]) / float(here[("add", "deterministic")]["gbps"]))
+    out.append("| `deterministic` affine over the int32 sum, $2^{28}$: bandwidth | "
+               f"{span(ratios, pct)} | 95% |")
+    ch12, _ = read_csv(ch12_path)
+    cases = sorted({(r["segments"], r["lengths"]) for r in ch12})
+    worst_fraction, flatness, worst_cub = [], [], []
+    for run in sorted({r["run"] for r in ch12}):
+        bulk = [r for r in ch12 if r["run"] == run and r["variant"] == "bulk"]
+        times = [float(r["median_ms"]) for r in bulk]
+        worst_fraction.append(min(float(r["copy_fraction"]) for r in bulk))
+        flatness.append(max(times) / min(times))
+        worst_cub.append(min(float(r["x_cub"]) for r in bulk))
+    out.append(f"| chapter 12's `bulk`, the slowest of {len(cases)} segment lengths: % of the copy (9 bytes "
+               f"an element) | {span(worst_fraction, pct)} | 90% |")
+    out.append(f"| chapter 12's `bulk`: slowest over fastest length | {span(flatness, lambda x: f'{x:.3f}')} | 1.10 |")
+    out.append(f"| chapter 12's `bulk`: the lowest x CUB's scan by key | {span(worst_cub, ratio_text)} | 1.0x |")
+    sizes, _ = read_csv(sizes_path)
+    for dtype in ("int32", "float"):
+        lows = []
+        for n in sorted({int(r["n"]) for r in sizes if r["type"] == dtype}):
+            for run in sorted({r["run"] for r in sizes}):
+                here = {r["variant"]: r for r in sizes if r["type"] == dtype and int(r["n"]) == n and r["run"] == run}
+                if "deterministic" in here and "cub::DeviceScan" in here:
+                    lows.append((float(here["cub::DeviceScan"]["median_ms"]) /
+                                 float(here["deterministic"]["median_ms"]), n))
+        if lows:
+            low, at = min(lows)
+            below = sorted({exponent(n) for x, n in lows if x < 1.0}, key=lambda e: int(e[2:]))
+            out.append(f"| `deterministic` {dtype}, $2^{{16}}$ to $2^{{30}}$: the lowest x CUB of any run | "
+                       f"{ratio_text(low)} at {exponent(at)}" + (f"; below 1.0x in a run at {', '.join(below)}"
+                                                                  if below else "") + " | 1.0x |")
+    return "\n".join(out) + "\n\n" + device_note(
+        meta, f"scripts/gpu/tune.sh BIN OUT {tag} final; bench.sh's sizes part").replace(
+        " (scripts/gpu/bench.sh).", ".")
 
 
 def ch12_h200_sweep():
@@ -724,19 +824,18 @@ def ch13_recurrence():
 
 
 def ch11_remeasured():
-    """Chapter 11: how far the step tables moved when re-measured on the
-    current code, per GPU, from the files before (the ratio of medians)."""
+    """Chapter 11: how far the step tables moved when re-measured on step 7's
+    code, per GPU, from the tables before it (the ratio of medians)."""
     def moves(tag, before):
         new, _ = read_csv(RESULTS / f"ch11-steps-{tag}.csv")
         old, _ = read_csv(RESULTS / before)
         key = lambda r: (r["variant"], r["type"])
         was = {key(r): float(r["median_ms"]) for r in old}
         return {key(r): float(r["median_ms"]) / was[key(r)] - 1 for r in new if key(r) in was}
-    h100 = moves("h100", "ch11-steps-h100-8ea8ce3.csv")
-    h200 = moves("h200", "ch11-steps-h200-9149b67.csv")
     pct = lambda x: f"{100 * x:+.1f}%".replace("-", "−")
     out = []
-    for gpu, m, before in (("H100", h100, "8ea8ce3"), ("H200", h200, "9149b67")):
+    for gpu, tag, before in (("H100", "h100", "6a37068"), ("H200", "h200", "79f4906")):
+        m = moves(tag, f"ch11-steps-{tag}-{before}.csv")
         far = [(k, x) for k, x in m.items() if abs(x) > 0.02]
         ours = [(k, x) for k, x in far if not k[0].startswith(("cub", "copy"))]
         libs = [(k, x) for k, x in far if k[0].startswith(("cub", "copy"))]
@@ -744,14 +843,12 @@ def ch11_remeasured():
         if ours:
             text += " except " + ", ".join(f"`{v}` {t} ({pct(x)})" for (v, t), x in sorted(ours))
         if libs:
-            text += ("; the library itself moved as much between the two machines: "
+            text += ("; the library itself moved as much between the two runs: "
                      + ", ".join(f"{v.split(' ')[0]} {t} {pct(x)}" for (v, t), x in sorted(libs)))
         out.append(text)
-    chosen = [abs(x) for m in (h100, h200) for (v, _), x in m.items() if v in ("deterministic", "fastest")]
-    return prose("Re-measured on the current kernels (the ring loop as tile jobs): " + "; ".join(out) + ". `bulk` is "
-                 "step 3's kernel alone, whose ring changed in between (odd tiles and the refill during the "
-                 "look-back in 9149b67, on the H100's side only; the loop as a tile job in 6a37068); "
-                 f"`deterministic` and `fastest` moved by at most {100 * max(chosen):.1f}% on either GPU.")
+    return prose("Re-measured on step 7's code: " + "; ".join(out) + ". Step 7 changed the recipe `deterministic` runs "
+                 "for 8-byte types on both GPUs, and `fastest`'s for them on the H100; the tables before are "
+                 "kept with their commit in the file name.")
 
 
 def ch14_bound(one_ms, reduce_ms, P):
@@ -1212,11 +1309,12 @@ def ch14_shard_scan():
     h100 = (step("h100", "deterministic"), step("h100", "fastest"))
     h200 = (step("h200", "deterministic"), step("h200", "fastest"))
     return prose(
-        "One limit comes with the seed: chapter 11's per-tile recipes take none, so 8-byte types scan their "
-        "shards with the bulk kernel too, which is slower for them than the per-tile kernel `fastest` picks "
-        f"on one GPU: at $2^{{27}}$ int64, `deterministic` takes {h100[0]:.4g} ms against {h100[1]:.4g} ms "
-        f"for `fastest` on an H100 (`docs/results/ch11-steps-h100.csv`), {h200[0]:.4g} ms against "
-        f"{h200[1]:.4g} ms on an H200 (`docs/results/ch11-steps-h200.csv`). The tables below are for int32.")
+        "Every recipe chapter 11's `deterministic` runs takes a seed (its grouped walk per tile for small "
+        "shards too), so 8-byte types scan their shards with it. At $2^{27}$ int64 it takes "
+        f"{h100[0]:.4g} ms against {h100[1]:.4g} ms for `fastest` on an H100, where `fastest` runs the same "
+        f"ring (`docs/results/ch11-steps-h100.csv`), and {h200[0]:.4g} ms against {h200[1]:.4g} ms on an H200, "
+        "where `fastest` runs a per-tile kernel whose float sums vary (`docs/results/ch11-steps-h200.csv`). "
+        "The tables below are for int32.")
 
 
 # The all-gather's latency in chapter 14's model (assumption A2): NCCL
@@ -1472,6 +1570,9 @@ GENERATORS = {
     "ch12-lengths": ch12_lengths,
     "ch12-lengths-h200": lambda: ch12_lengths("h200"),
     "ch12-h200-note": ch12_h200_note,
+    "ch12-tune30": ch12_tune30,
+    "issue30-h100": lambda: issue30_checks("h100"),
+    "issue30-h200": lambda: issue30_checks("h200"),
     "ch12-h200-sweep": ch12_h200_sweep,
     "ch13": ch13_table,
     "ch13-summary": ch13_summary,
