@@ -393,6 +393,18 @@ inline constexpr int kBulkItems = 28;
 inline constexpr int kBulkStages = 3;
 /// Whether the `bulk` variants refill the ring while warp 0 looks back.
 inline constexpr bool kBulkRefill = true;
+/// The scan by key keeps chapter 11's `deterministic` shape, 256 x 16 in
+/// four stages refilled after the store: its threads load their own keys
+/// (4 bytes an element, not in bulk), and with 128 x 28 tiles (fewer
+/// threads per SM, each reading a longer run) it ran 20 to 30% slower on
+/// both GPUs, behind CUB's scan by key.
+inline constexpr int kByKeyThreads = 256;
+/// Items per thread of `bulk-by-key`.
+inline constexpr int kByKeyItems = 16;
+/// Stages in the ring of `bulk-by-key`.
+inline constexpr int kByKeyStages = 4;
+/// Whether `bulk-by-key` refills the ring during the look-back.
+inline constexpr bool kByKeyRefill = false;
 /// Groups of 32 tiles a look-back loads per trip: two, not chapter 11's
 /// four. With one long segment a walk usually ends at the nearest group,
 /// so the states of a third and fourth group are loaded for nothing.
@@ -432,9 +444,13 @@ struct BulkSegmentedScan {
     constexpr bool kKeys = R.marks == Marks::keys;
     constexpr bool kTransformed = R.construction == Construction::transformed;
     constexpr bool kFlagsInL2 = !kKeys && R.flags == FlagPath::l2;
-    constexpr bool kShape = R.threads != kBulkThreads || R.items != kBulkItems || R.stages != kBulkStages;
+    // Names and the tuning flag count from the variant's default: the scan
+    // by key has its own shape.
+    constexpr bool kShape = R.threads != (kKeys ? kByKeyThreads : kBulkThreads) ||
+                            R.items != (kKeys ? kByKeyItems : kBulkItems) ||
+                            R.stages != (kKeys ? kByKeyStages : kBulkStages);
     constexpr bool kRefill = R.refill_in_look_back;
-    constexpr bool kOtherRefill = kRefill != kBulkRefill;
+    constexpr bool kOtherRefill = kRefill != (kKeys ? kByKeyRefill : kBulkRefill);
     const std::string tiles = ch07::shape_name(R.threads, R.items);
     VariantInfo v;
     v.name = kKeys ? "bulk-by-key" : kTransformed ? "bulk-transformed" : "bulk";

@@ -21,7 +21,8 @@ std::vector<Variant> variants() {
       gpu_variant<SegmentedScan<PerTile{.marks = Marks::keys}>>(),
       // Chapter 11's bulk kernel with (value, flag) pairs and the grouped walk.
       gpu_variant<BulkSegmentedScan<Bulk{}>>(),
-      gpu_variant<BulkSegmentedScan<Bulk{.marks = Marks::keys}>>(),
+      gpu_variant<BulkSegmentedScan<Bulk{.marks = Marks::keys, .threads = kByKeyThreads, .items = kByKeyItems,
+                                         .stages = kByKeyStages, .refill_in_look_back = kByKeyRefill}>>(),
       // Sweep points: spinning instead of settling, another tile shape.
       gpu_variant<SegmentedScan<PerTile{.construction = kTransformed, .wait = ch10::kSpin}>, SweepCombos>(),
       gpu_variant<SegmentedScan<PerTile{.wait = ch10::kSpin}>, SweepCombos>(),
