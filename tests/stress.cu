@@ -66,9 +66,10 @@ struct Options {
   int runs = 1000, streams = 1;
   std::int64_t segments = 0;  ///< segmented variants: mean segment length (0: not given)
   scan::Kind kind = scan::Kind::inclusive;
-  std::string type = "int32";  ///< int32, or float or double sums of real-valued inputs
-  bool real = false;           ///< float or double: runs compared with the first
-  bool identical = false;      ///< float or double: a run that differs from the first is wrong
+  scan::DType dtype = scan::DType::i32;  ///< int32, or float or double sums of real-valued inputs
+  bool identical = false;                ///< float or double: a run that differs from the first is wrong
+  /// Float or double: real-valued inputs, every run compared with the first.
+  bool real() const { return dtype != scan::DType::i32; }
 };
 
 /// The command line, or nothing after `--help` was printed.
@@ -82,7 +83,8 @@ std::optional<Options> parse(int argc, char** argv) {
   scan::add_int_option(app, "--runs", o.runs, 1, 100000000, "runs per stream [1000]");
   scan::add_int_option(app, "--streams", o.streams, 1, 8, "concurrent streams, each with its own workspace [1]");
   scan::add_kind_option(app, o.kind);
-  app.add_option("--type", o.type,
+  std::string type = "int32";
+  app.add_option("--type", type,
                  "int32 (checked against the oracle), float or double (real-valued, runs compared) [int32]")
       ->check(CLI::IsMember({"int32", "float", "double"}));
   scan::add_count_option(app, "--segments", o.segments,
@@ -95,15 +97,15 @@ std::optional<Options> parse(int argc, char** argv) {
   }
   if (o.n < 1) throw scan::UsageError("--n must be at least 1");
   if (app.count("--segments") > 0 && o.segments < 1) throw scan::UsageError("--segments must be at least 1");
-  o.real = o.type != "int32";
-  if (o.identical && !o.real) throw scan::UsageError("--identical needs --type float or double");
+  o.dtype = *scan::parse_dtype(type);  // one of the three names checked above
+  if (o.identical && !o.real()) throw scan::UsageError("--identical needs --type float or double");
   return o;
 }
 
 template <class T>
 int stress(const Options& o, const scan::Variant& variant) {
   constexpr scan::DType kType = scan::dtype_of<T>();
-  const auto input = scan::generate_input<T>(o.n, 2024, o.real ? scan::Distribution::real_valued
+  const auto input = scan::generate_input<T>(o.n, 2024, o.real() ? scan::Distribution::real_valued
                                                                : scan::Distribution::typical);
   DeviceBuffer<T> d_in(input);
   DeviceBuffer<T> d_expected(static_cast<std::size_t>(o.n));
@@ -117,7 +119,7 @@ int stress(const Options& o, const scan::Variant& variant) {
   const DeviceBuffer<std::uint8_t> d_heads(heads);
   const DeviceBuffer<std::int32_t> d_keys(scan::keys_from_heads(heads));  // what by-key variants read
   const scan::Restarts restarts = heads.empty() ? scan::Restarts{} : scan::Restarts(heads.data());
-  if (!o.real) {
+  if (!o.real()) {
     std::vector<T> expected(input.size());
     scan::reference_scan(input.data(), expected.data(), o.n, o.kind, scan::Add{}, restarts);
     d_expected = DeviceBuffer<T>(expected);
@@ -139,7 +141,7 @@ int stress(const Options& o, const scan::Variant& variant) {
   const auto begin = std::chrono::steady_clock::now();
   long long failed_runs = 0, differing_runs = 0;
   unsigned long long most_differing = 0;
-  bool have_first = !o.real;  // float, double: the first run becomes the expected output
+  bool have_first = !o.real();  // float, double: the first run becomes the expected output
   bool first_verified = true;
   for (int run = 0; run < o.runs; ++run) {
     for (auto& lane : lanes) {
@@ -178,7 +180,7 @@ int stress(const Options& o, const scan::Variant& variant) {
       unsigned long long result[2];
       SCAN_CUDA(cudaMemcpy(result, counters.data(), sizeof result, cudaMemcpyDeviceToHost));
       if (result[0] == 0) continue;
-      if (o.real) {
+      if (o.real()) {
         ++differing_runs;
         most_differing = std::max(most_differing, result[0]);
         if (!o.identical) continue;
@@ -188,25 +190,25 @@ int stress(const Options& o, const scan::Variant& variant) {
         SCAN_CUDA(cudaMemcpy(&got, lanes[s].out.data() + result[1], sizeof got, cudaMemcpyDeviceToHost));
         SCAN_CUDA(cudaMemcpy(&want, d_expected.data() + result[1], sizeof want, cudaMemcpyDeviceToHost));
         std::printf("run %d, stream %zu: %llu of %lld differ from the %s; first at %llu: expected %s, got %s\n", run,
-                    s, result[0], static_cast<long long>(o.n), o.real ? "first run" : "reference", result[1],
+                    s, result[0], static_cast<long long>(o.n), o.real() ? "first run" : "reference", result[1],
                     scan::format_value(want).c_str(), scan::format_value(got).c_str());
       }
     }
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   for (auto& lane : lanes) (void)cudaStreamDestroy(lane.stream);
-  const long long compared = static_cast<long long>(o.runs) * o.streams - (o.real ? 1 : 0);
+  const long long compared = static_cast<long long>(o.runs) * o.streams - (o.real() ? 1 : 0);
   std::printf("scan_stress: chapter %s variant %s, n = %lld, %s %s, %d runs x %d streams (%u tiles per run): ",
               o.chapter.c_str(), o.variant.c_str(), static_cast<long long>(o.n),
-              o.real ? (o.type + " (real-valued)").c_str() : "int32", std::string(scan::kind_name(o.kind)).c_str(), o.runs,
-              o.streams,
+              (std::string(scan::dtype_name(o.dtype)) + (o.real() ? " (real-valued)" : "")).c_str(),
+              std::string(scan::kind_name(o.kind)).c_str(), o.runs, o.streams,
               variant.info.items_per_thread > 0
                   ? scan::tile_count(o.n, static_cast<std::int64_t>(variant.info.block) * variant.info.items_per_thread)
                   : 0u);
   if (!heads.empty()) {
     std::printf("%lld segments; ", static_cast<long long>(std::count(heads.begin(), heads.end(), std::uint8_t{1})));
   }
-  if (o.real) {
+  if (o.real()) {
     std::printf("first run %s; %lld of %lld later runs differ bit for bit from it (at most %llu elements); ",
                 first_verified ? "verified" : "WRONG", differing_runs, compared,
                 most_differing);
@@ -227,9 +229,7 @@ int stress(const Options& o) {
   if (variant == nullptr || variant->where != scan::Where::device) {
     throw scan::UsageError("no GPU variant '" + o.variant + "' in chapter " + o.chapter);
   }
-  const scan::DType type = o.type == "double"  ? scan::DType::f64
-                           : o.type == "float" ? scan::DType::f32
-                                               : scan::DType::i32;
+  const scan::DType type = o.dtype;
   if (o.segments > 0 && !variant->info.segmented) {
     throw scan::UsageError("--segments is for segmented variants (chapter 12); '" + o.variant + "' scans whole arrays");
   }
@@ -238,8 +238,11 @@ int stress(const Options& o) {
                            " sums");
   }
   scan::require_architecture("scan_stress --chapter " + o.chapter, chapter->needs, scan::query_device());
-  if (o.type == "double") return stress<double>(o, *variant);
-  return o.real ? stress<float>(o, *variant) : stress<std::int32_t>(o, *variant);
+  switch (o.dtype) {
+    case scan::DType::f64: return stress<double>(o, *variant);
+    case scan::DType::f32: return stress<float>(o, *variant);
+    default: return stress<std::int32_t>(o, *variant);
+  }
 }
 
 }  // namespace

@@ -72,8 +72,7 @@ struct Deterministic {
     VariantInfo v = CopyCeiling<kDeterministic>::info();
     v.summary = "reproducible float sums: the grouped look-back in the recipe measured fastest on this GPU "
                 "for the size, type and operator (the chapter's table)";
-    v.takes_seed = true;
-    return v;
+    return v;  // takes a seed: every recipe dispatch() runs does
   }
   /// The scratch memory run() takes: that of the recipe chosen for n.
   template <class T, class Op>
@@ -120,7 +119,7 @@ struct Fastest {
                 "below 2^23, and on an H200), one wave of 256x32 tiles below 2^23, deterministic above";
     v.block = kDeterministic.threads;
     v.items_per_thread = kDeterministic.items;
-    v.float_order_varies = true;  // below 2^23 elements
+    v.float_order_varies = true;  // below 2^23 elements, and 8-byte types on an H200
     return v;
   }
   /// The scratch memory run() takes: that of the recipe chosen for n.

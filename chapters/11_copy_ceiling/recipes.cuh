@@ -132,28 +132,28 @@ struct CopyCeiling {
     const auto launch = take_states<State<T>, T>(workspace, tiles);
     SCAN_CUDA(cudaMemsetAsync(launch.ticket, 0, launch.reset_bytes, r.stream));
     BackOff wait = R.wait;
-    if constexpr (R.kernel == Kernel::per_tile && R.walk == Walk::grouped) {
+    if constexpr (R.kernel == Kernel::per_tile) {
       using Moves = std::conditional_t<R.io == Io::warp, WarpTileIo, ch10::BlockTileIo>;
       using Mover = std::conditional_t<R.ahead == 0, Moves, PrefetchingIo<Moves, R.ahead>>;
-      constexpr auto kernel =
-          grouped_per_tile_scan<R.threads, R.items, R.min_blocks, R.windows, Mover, State<T>, T, Op>;
-      const int resident = persistent_blocks<kernel>(R.threads, 0);  // once per device
-      wait.first_settling_tile = static_cast<unsigned>(resident);
-      kernel<<<tiles, R.threads, 0, r.stream>>>(r.in, r.out, r.n, r.kind, launch.ticket, launch.state, wait, op,
-                                                r.seed);
-    } else if constexpr (R.kernel == Kernel::per_tile) {
-      if (r.seed != nullptr) throw std::logic_error("a seeded scan needs a bulk recipe or the grouped walk");
-      using Moves = std::conditional_t<R.io == Io::warp, WarpTileIo, ch10::BlockTileIo>;
-      using Mover = std::conditional_t<R.ahead == 0, Moves, PrefetchingIo<Moves, R.ahead>>;
-      using Walker = std::conditional_t<R.windows == 1, ch10::WarpLookBack, WideLookBack<R.windows>>;
-      const auto kernel =
-          ch10::decoupled_look_back_scan<R.threads, R.items, R.min_blocks, Walker, Mover, State<T>, T, Op>;
-      static const std::size_t padding =
-          shared_bytes_to_limit(reinterpret_cast<const void*>(kernel), R.threads, 0, R.max_blocks);
-      static const int resident = resident_blocks(kernel, R.threads, padding);
-      wait.first_settling_tile = static_cast<unsigned>(resident);
-      kernel<<<tiles, R.threads, padding, r.stream>>>(r.in, r.out, r.n, r.kind, launch.ticket, launch.state,
-                                                      wait, op);
+      if constexpr (R.walk == Walk::grouped) {
+        constexpr auto kernel =
+            grouped_per_tile_scan<R.threads, R.items, R.min_blocks, R.windows, Mover, State<T>, T, Op>;
+        const int resident = persistent_blocks<kernel>(R.threads, 0);  // once per device
+        wait.first_settling_tile = static_cast<unsigned>(resident);
+        kernel<<<tiles, R.threads, 0, r.stream>>>(r.in, r.out, r.n, r.kind, launch.ticket, launch.state, wait, op,
+                                                  r.seed);
+      } else {
+        if (r.seed != nullptr) throw std::logic_error("a seeded scan needs a bulk recipe or the grouped walk");
+        using Walker = std::conditional_t<R.windows == 1, ch10::WarpLookBack, WideLookBack<R.windows>>;
+        const auto kernel =
+            ch10::decoupled_look_back_scan<R.threads, R.items, R.min_blocks, Walker, Mover, State<T>, T, Op>;
+        static const std::size_t padding =
+            shared_bytes_to_limit(reinterpret_cast<const void*>(kernel), R.threads, 0, R.max_blocks);
+        static const int resident = resident_blocks(kernel, R.threads, padding);
+        wait.first_settling_tile = static_cast<unsigned>(resident);
+        kernel<<<tiles, R.threads, padding, r.stream>>>(r.in, r.out, r.n, r.kind, launch.ticket, launch.state,
+                                                        wait, op);
+      }
     } else {
       constexpr bool kSpecialized = R.kernel == Kernel::specialized;
       constexpr int kThreads = kSpecialized ? R.threads + kWarpSize : R.threads;

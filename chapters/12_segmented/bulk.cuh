@@ -474,7 +474,8 @@ struct BulkSegmentedScan {
     v.items_per_thread = R.items;
     v.float_order_varies = true;  // the walk gathers groups back to where it stops
     v.segmented = true;
-    v.tuning = kShape || kOtherRefill || R.groups != kBulkGroups || R.wait.settle_ns != 0 || kTransformed || (!kKeys && !kFlagsInL2);
+    v.tuning = kShape || kOtherRefill || R.groups != kBulkGroups || R.wait.settle_ns != 0 || kTransformed ||
+               (!kKeys && !kFlagsInL2);
     return v;
   }
   /// The scratch memory run() takes: the ticket and the tile states.

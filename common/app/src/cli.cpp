@@ -37,7 +37,8 @@ void add_chapter_options(CLI::App& app, Options& o) {
   add_count_option(app, "--n", o.n, "elements, with K/M/G suffixes (powers of two) [16M]");
   add_type_and_op_options(app, o.dtype, o.op);
   add_kind_option(app, o.kind);
-  add_value_option(app, "--variant", "V", "a variant's name, a comma-separated list of names, all, or sweep (tuning points) [all]",
+  add_value_option(app, "--variant", "V",
+                   "a variant's name, a comma-separated list of names, all, or sweep (tuning points) [all]",
                    [&o](const std::string& v) { o.variant = v; });
   add_value_option(app, "--block", "B", "threads per block, for variants that take it [theirs]",
                    [&o](const std::string& v) {
