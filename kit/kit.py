@@ -23,7 +23,8 @@ is not found, so the kit cannot silently drift from the code. Planted bugs
 live in kit/bugs/NN/*.bug: a header, then hunks that change a
 region of the reference, written like a diff without line numbers:
 
-    kind: swapped operands
+    kind: swapped operands   (one of BUG_KINDS; "correct but slow" plants a right
+                              solution that must lose the speed marks instead)
     summary: one line
     caught-by: which check catches it
     variants: the graded variants whose code it changes (it is graded on these)
@@ -48,7 +49,9 @@ Commands (kit/assignment.sh wraps `starter`):
     kit.py handout NN                    print the handout
     kit.py config NN [FILE]              print (or write) the grader's configuration (JSON)
     kit.py bugs NN                       print the planted bugs, one a line: the name,
-                                         then the variants it is graded on
+                                         what grading it expects (zero: no correctness
+                                         points; slow: full correctness, most speed
+                                         marks lost), the variants it is graded on
 
 Standard library only (Python 3.9+).
 """
@@ -368,13 +371,22 @@ class Bug:
     variants: list  # the graded variants whose code it changes: a bug is graded on these
     hunks: dict  # region -> list of hunks (each a list of (op, text))
 
+    @property
+    def expect(self):
+        """What grading it must give: 'zero' for correctness, or 'slow' (full correctness, speed lost)."""
+        return "slow" if self.kind == SLOW_KIND else "zero"
 
+
+# A planted solution of this kind is right on every input but several times
+# slower than the reference: it must keep full correctness and lose most of
+# the speed marks (every other kind must score zero for correctness).
+SLOW_KIND = "correct but slow"
 BUG_KINDS = ["missing barrier", "swapped operands", "off-by-one at a tile boundary",
              "block-local scan passed off as full", "uninitialized shared-memory read",
              "relaxed load where an acquire is needed", "uninitialized accumulator",
              "exclusive scan shifted by one", "off-by-one at a segment boundary", "return before a barrier",
              "flag set before the value it publishes", "value read before the acquire load",
-             "a prefix published by a tile that is not its group's last"]
+             "a prefix published by a tile that is not its group's last", SLOW_KIND]
 
 
 def parse_bug(path):
@@ -778,6 +790,13 @@ def bugs_table():
     return "\n".join(rows) + "\n"
 
 
+def planted_count(number):
+    """'5', or '5 + 2 slow' where some planted solutions are right but slow."""
+    bugs = chapter_bugs(number)
+    slow = sum(1 for b in bugs if b.expect == "slow")
+    return f"{len(bugs) - slow}" + (f" + {slow} slow" if slow else "")
+
+
 def chapters_table():
     """The assignable chapters as a Markdown table, from chapters.json and the markers."""
     rows = ["| chapter | regions the student writes | graded variants | timed | planted bugs |",
@@ -786,7 +805,7 @@ def chapters_table():
         c = load_chapter(number)
         regions = ", ".join(f"`{r.name}`" + (" (rule)" if r.rule else "") for r in c.regions)
         rows.append(f"| {number} {c.config['title']} | {regions} | {', '.join(c.config['graded'])} | "
-                    f"{', '.join(c.config.get('timed', [])) or '-'} | {len(chapter_bugs(number))} |")
+                    f"{', '.join(c.config.get('timed', [])) or '-'} | {planted_count(number)} |")
     return "\n".join(rows) + "\n"
 
 
@@ -916,7 +935,7 @@ def main(argv):
             return 0
         if command == "bugs" and len(args) == 1:
             for b in chapter_bugs(f"{int(args[0]):02d}"):
-                print(b.name, *b.variants)
+                print(b.name, b.expect, *b.variants)
             return 0
     except KitError as e:
         print(f"kit.py: {e}", file=sys.stderr)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Grades, on a GPU machine, every build kit/gpu/prepare-gpu.sh made: the
 # reference solution of each chapter must score full marks (correctness and
-# speed), the stub and every planted bug zero for correctness.
+# speed), the stub and every planted bug zero for correctness, and every
+# planted correct-but-slow solution full correctness and under half the
+# speed marks.
 #
 #   grade-gpu.sh KITDIR LOGDIR [--jobs N] [--time-limit S] [--chapters "03 05"]
 #
@@ -9,7 +11,7 @@
 # unpacked kit/. LOGDIR receives two files: kit-gpu.log (one line per build:
 # chapter, solution, correctness, sanitizer verdict, perf ratio, total,
 # seconds, verdict) and builds.tar.xz (each build's table and results.json).
-# References are graded one at a time (they are timed); the stubs and bugs
+# References and slow solutions are graded one at a time (they are timed); the stubs and bugs
 # (never timed: they are not correct) several at a time; the stubs without
 # compute-sanitizer (their suite fails anyway, and it saves minutes).
 # Exit codes: 0 every expectation held, 1 one did not, 2 usage, 3 no GPU.
@@ -53,7 +55,7 @@ log="$logdir/kit-gpu.log"
   echo "# GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo unknown)"
   san="$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)"
   echo "# compute-sanitizer: ${san:-not found} $( [ -n "$san" ] && "$san" --version 2>/dev/null | grep -o 'Version [^ ]*' | head -n 1)"
-  echo "# grader options: --quick (memcheck, racecheck, synccheck) --time-limit $limit --jobs 6 (references timed alone, with one run past 32-bit indices per variant where kit.json sets large_n; stubs and bugs with --no-timing --no-large, $jobs at a time; stubs with --sanitizer off)"
+  echo "# grader options: --quick (memcheck, racecheck, synccheck) --time-limit $limit --jobs 6 (references timed alone, with one run past 32-bit indices per variant where kit.json sets large_n; slow solutions timed alone with --no-large; stubs and bugs with --no-timing --no-large, $jobs at a time; stubs with --sanitizer off)"
   printf '# %-8s %-28s %-9s %-13s %-40s %-12s %-13s %6s  %s\n' chapter solution expect correctness sanitizer perf total time verdict
 } >"$log"
 
@@ -64,7 +66,11 @@ run_one() {  # run_one CHAPTER FILL EXPECT [VARIANTS...]: prints one log line
               --json "$work/builds/$ch-$fill.json")
   local v
   for v in "$@"; do args+=(--variant "$v"); done
-  [ "$expect" = full ] || args+=(--no-timing --no-large)
+  case "$expect" in
+    full) ;;
+    slow) args+=(--no-large) ;;  # timed, like the reference
+    *) args+=(--no-timing --no-large) ;;
+  esac
   [ "$fill" != stub ] || args+=(--sanitizer off)
   local out code start=$SECONDS
   out=$("$kit/$ch/grade_$fill" "${args[@]}" 2>&1)
@@ -83,6 +89,9 @@ run_one() {  # run_one CHAPTER FILL EXPECT [VARIANTS...]: prints one log line
     case "$expect" in
       full) [ "$got" = "$max" ] && [ "$tgot" = "$tmax" ] && verdict=ok ;;
       zero) [ "$got" = "0.0" ] && verdict=ok ;;
+      slow)  # full correctness, and the speed part (total - correctness) under half its maximum
+        awk -v g="$got" -v m="$max" -v tg="$tgot" -v tm="$tmax" \
+            'BEGIN { exit !(g == m && tm > m && (tg - g) < 0.5 * (tm - m)) }' && verdict=ok ;;
     esac
   fi
   printf '  %-8s %-28s %-9s %-13s %-40s %-12s %-13s %5ss  %s\n' "$ch" "$fill" "$expect" "${correctness:--}" \
@@ -96,13 +105,13 @@ manifest="$work/manifest.txt"
 grep -v '^#' "$kit/manifest.txt" | while read -r ch rest; do
   if [ -z "$only" ] || [[ " $only " == *" $ch "* ]]; then echo "$ch $rest"; fi
 done >"$manifest"
-# References first, alone: they are timed.
-awk '$3 == "full"' "$manifest" | while read -r ch fill expect variants; do
+# References and slow solutions first, alone: they are timed.
+awk '$3 == "full" || $3 == "slow"' "$manifest" | while read -r ch fill expect variants; do
   # shellcheck disable=SC2086
   run_one "$ch" "$fill" "$expect" $variants | tee -a "$log"
 done
 # Stubs and planted bugs, several at a time.
-awk '$3 != "full"' "$manifest" |
+awk '$3 != "full" && $3 != "slow"' "$manifest" |
   xargs -P "$jobs" -L 1 bash -c 'run_one "$@"' _ | sort | tee -a "$log"
 
 tar -C "$work" -cJf "$logdir/builds.tar.xz" builds 2>/dev/null ||

@@ -6,7 +6,8 @@
 #                          [--no-pack]
 #
 # For each chapter: a student folder made by kit.py with every fill (the
-# stub, the reference, each planted bug of kit/bugs/NN), and a grader
+# stub, the reference, each planted solution of kit/bugs/NN: the wrong
+# ones and the right-but-slow ones), and a grader
 # built on each; grade_reference is also the reference program the others
 # are timed against. Each grader stripped. Writes
 # OUTDIR/kit/ (graders, manifest.txt, grade-gpu.sh) and OUTDIR/kit.tar.xz
@@ -48,7 +49,7 @@ for ch in $chapters; do
   fills="stub;reference"
   targets="grade_stub grade_reference"
   python3 "$kit" fill "$ch" stub "$src/fills/stub"
-  while read -r bug variants; do
+  while read -r bug _expect _variants; do
     [ -n "$bug" ] || continue
     fills="$fills;$bug"
     targets="$targets grade_$bug"
@@ -66,7 +67,7 @@ for ch in $chapters; do
   done
   echo "$ch stub zero" >>"$manifest"
   echo "$ch reference full" >>"$manifest"
-  python3 "$kit" bugs "$ch" | sed "s/^/$ch /; s/^\($ch [^ ]*\)/\1 zero/" >>"$manifest"
+  python3 "$kit" bugs "$ch" | sed "s/^/$ch /" >>"$manifest"  # chapter, bug, zero or slow, variants
 done
 cp "$root/kit/gpu/grade-gpu.sh" "$out/kit/grade-gpu.sh"
 if [ "$pack" = 0 ]; then
