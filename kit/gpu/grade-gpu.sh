@@ -11,12 +11,13 @@
 # unpacked kit/. LOGDIR receives two files: kit-gpu.log (one line per build:
 # chapter, solution, correctness, sanitizer verdict, perf ratio, total,
 # seconds, verdict) and builds.tar.xz (each build's table and results.json).
-# References and slow solutions are graded one at a time (they are timed); the stubs and bugs
-# (never timed: they are not correct) several at a time; the stubs without
-# compute-sanitizer (their suite fails anyway, and it saves minutes).
+# References and slow solutions are graded one at a time (they are timed);
+# the stubs and bugs (never timed: they are not correct) several at a time;
+# the stubs without compute-sanitizer (their suite fails anyway, and it
+# saves minutes).
 # Exit codes: 0 every expectation held, 1 one did not, 2 usage, 3 no GPU.
 set -uo pipefail
-[ $# -ge 2 ] || { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 2 ] || { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }
 kitdir="$1"; logdir="$2"; shift 2
 jobs=3
 limit=180

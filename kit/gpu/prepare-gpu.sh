@@ -6,10 +6,10 @@
 #                          [--no-pack]
 #
 # For each chapter: a student folder made by kit.py with every fill (the
-# stub, the reference, each planted solution of kit/bugs/NN: the wrong
-# ones and the right-but-slow ones), and a grader
-# built on each; grade_reference is also the reference program the others
-# are timed against. Each grader stripped. Writes
+# stub, the reference, each planted solution of kit/bugs/NN: the wrong ones
+# and the right-but-slow ones), and a grader built on each; grade_reference
+# is also the reference program the others are timed against. Each grader
+# stripped. Writes
 # OUTDIR/kit/ (graders, manifest.txt, grade-gpu.sh) and OUTDIR/kit.tar.xz
 # (not with --no-pack: built on the GPU machine itself).
 # On the GPU machine: kit/gpu/grade-gpu.sh KITDIR LOGDIR (KITDIR holds
@@ -17,7 +17,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 kit="$root/kit/kit.py"
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }  # the header above
 [ $# -ge 1 ] || usage
 out="$1"; shift
 chapters="02 03 04 05 06 07 08 09 10 12 13"  # every GPU starter with planted bugs
