@@ -13,11 +13,13 @@
 #   ch12        chapter 12 for mean segment lengths 1, 8, 256, 65536 and one segment; its
 #               tuning points at lengths 1, 256 and one segment
 #   ch13        chapter 13's applications at 2^28 (the sort at 2^26)
+#   ch15        chapter 15's sort against CUB: uint32 keys and pairs at 2^16 ... 2^28; int32,
+#               float, uint64 at 2^24; the skewed inputs at 2^24; digits of 1, 4 and 8 bits at 2^24
 set -uo pipefail
 bin=$1
 out=$2
 tag=$3
-parts=${4:-scoreboard,large,ch11,sizes,sweeps,ch12,ch13}
+parts=${4:-scoreboard,large,ch11,sizes,sweeps,ch12,ch13,ch15}
 want() { [[ ",$parts," == *",$1,"* ]]; }
 mkdir -p "$out"
 log() { echo "[$((SECONDS))s] $*" | tee -a "$out/bench-summary-$tag.txt"; }
@@ -105,4 +107,18 @@ if want ch13; then
     "$bin/ch13_applications" --n 256M --app recurrence --reps 10 --csv --quiet | body
   } > "$out/ch13-$tag.csv" 2>> "$out/bench.err"
   log "ch13 exit $?"
+fi
+if want ch15; then
+  {
+    first=1
+    run_sort() {  # one run's CSV, its header only the first time
+      if [ $first = 1 ]; then "$bin/ch15_radix_sort" --csv --quiet "$@"; first=0
+      else "$bin/ch15_radix_sort" --csv --quiet "$@" | body; fi
+    }
+    for n in 64K 1M 16M 256M; do run_sort --n $n; run_sort --n $n --pairs; done
+    for type in int32 float uint64; do run_sort --n 16M --type $type; run_sort --n 16M --type $type --pairs; done
+    for dist in few equal sorted; do run_sort --n 16M --dist $dist; run_sort --n 16M --dist $dist --pairs; done
+    run_sort --n 16M --bits 1,4,8
+  } > "$out/ch15-$tag.csv" 2>> "$out/bench.err"
+  log "ch15 exit $?"
 fi

@@ -41,7 +41,7 @@ check() {  # check TOOL PROGRAM ARGS...
     failures=$((failures + 1))
   fi
 }
-# The scan chapters (02-12) share one command line; chapter 13 has its own,
+# The scan chapters (02-12) share one command line; chapters 13 and 15 have their own,
 # and chapter 14 needs two GPUs (scripts/gpu/multi.sh sanitizes each rank).
 programs=$(ls "$bin" | grep -E '^ch(0[2-9]|1[0-2])_' | grep -vE 'race_demo|op_counts' | sort)
 for program in $programs; do
@@ -66,6 +66,16 @@ for program in ch08_hierarchical ch11_copy_ceiling ch12_segmented; do
 done
 if [ -x "$bin/ch13_applications" ]; then
   for tool in memcheck racecheck; do check "$tool" ch13_applications --n "$large_n" --reps 0 --no-baselines --rows 0; done
+fi
+# Chapter 15's sort: keys and pairs, every digit width, a few tiles at N
+# and many at LARGE_N (tiles wait on tiles before them in the look-back).
+if [ -x "$bin/ch15_radix_sort" ]; then
+  sorts=(--n "$n" --reps 0 --no-baselines)
+  for tool in memcheck initcheck racecheck synccheck; do
+    check "$tool" ch15_radix_sort "${sorts[@]}" --bits 1,4,8
+    check "$tool" ch15_radix_sort "${sorts[@]}" --type uint64 --pairs
+  done
+  for tool in memcheck racecheck; do check "$tool" ch15_radix_sort --n "$large_n" --reps 0 --no-baselines --type float --pairs; done
 fi
 # Chapter 11's rings for 8-byte types (deterministic and fastest choose them
 # from 2^23 elements on; at N they run the grouped walk per tile).
