@@ -1554,6 +1554,76 @@ def data_files():
     return "\n".join(out) if out else "*Not measured yet.*"
 
 
+CH15_COMMAND = "scripts/gpu/bench.sh BIN OUT GPU ch15 (ch15_radix_sort --n N [--type T] [--pairs] [--dist D] [--bits 1,4,8] --csv)"
+
+
+def ch15_cases(tag):
+    """Chapter 15's runs, one entry per case (key type, values, keys, n): the
+    onesweep rows by digit width, CUB's row and the copy's."""
+    path = RESULTS / f"ch15-{tag}.csv"
+    if not path.exists():
+        return None, None
+    rows, meta = read_csv(path)
+    cases = {}
+    for r in rows:
+        case = cases.setdefault((r["keys"], r["values"], r["dist"], int(r["n"])), {"ours": {}})
+        if r["variant"] == "onesweep":
+            case["ours"][int(r["digit_bits"])] = r
+        elif r["variant"].startswith("cub::"):
+            case["cub"] = r
+        else:
+            case["copy"] = r
+    return cases, meta
+
+
+def ch15_table(tag):
+    """Chapter 15's table: every case with 8-bit digits against CUB's sort, same run."""
+    cases, meta = ch15_cases(tag)
+    if cases is None:
+        return "*Not measured yet.*"
+    out = ["| keys | values | keys look | n | onesweep ms | CUB ms | x CUB | onesweep % copy | CUB % copy |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for (keys, values, dist, n), case in cases.items():
+        ours, cub = case["ours"].get(8), case.get("cub")
+        if ours is None or cub is None:
+            continue
+        x = number(ours.get("x_cub"))
+        out.append(f"| {keys} | {values or '-'} | {dist} | {exponent(n)} | "
+                   + (f"{float(ours['median_ms']):.4g}" if ours["status"] == "PASS" else ours["status"]) + " | "
+                   + (f"{float(cub['median_ms']):.4g}" if cub["status"] == "PASS" else cub["status"]) + " | "
+                   + (f"**{x:.2f}**" if x and x >= 1 else (f"{x:.2f}" if x else "-")) + " | "
+                   + f"{100 * float(ours['copy_fraction']):.0f}% | {100 * float(cub['copy_fraction']):.0f}% |")
+    return "\n".join(out) + ("\n\nMedians of 20 timed runs, each sort checked against the CPU reference before and after "
+                             "timing. x CUB: CUB's time over ours (above 1: ours is faster). % copy: the bytes of an "
+                             "8-bit sort (every pass reads and writes every key and value, the histogram reads the keys) "
+                             "per second, over a device-to-device copy of the keys in the same run. "
+                             + device_note(meta, CH15_COMMAND))
+
+
+def ch15_digits(tag):
+    """Chapter 15's digit widths: 1, 4 and 8 bits, uint32 keys at 2^24."""
+    cases, meta = ch15_cases(tag)
+    if cases is None:
+        return "*Not measured yet.*"
+    out = ["| digit bits | passes | ms | x the 8-bit sort | GB/s moved | % copy |", "|---|---|---|---|---|---|"]
+    for (keys, values, dist, n), case in cases.items():
+        if len(case["ours"]) < 2:
+            continue
+        eight = float(case["ours"][8]["median_ms"])
+        for bits, r in sorted(case["ours"].items()):
+            ms = float(r["median_ms"])
+            out.append(f"| {bits} | {32 // bits} | {ms:.4g} | {ms / eight:.2f} | {float(r['gbps']):.0f} | "
+                       f"{100 * float(r['copy_fraction']):.0f}% |")
+        if case.get("cub"):
+            out.append(f"| CUB (8) | 4 | {float(case['cub']['median_ms']):.4g} | "
+                       f"{float(case['cub']['median_ms']) / eight:.2f} | {float(case['cub']['gbps']):.0f} | "
+                       f"{100 * float(case['cub']['copy_fraction']):.0f}% |")
+        out.append(f"\n{keys} keys, {dist}, n = {exponent(n)}. GB/s moved: every pass reads and writes every key, "
+                   "the histogram reads the keys once. " + device_note(meta, CH15_COMMAND))
+        break
+    return "\n".join(out)
+
+
 GENERATORS = {
     "data-files": data_files,
     "scoreboard": scoreboard_summary,
@@ -1601,6 +1671,10 @@ GENERATORS = {
     "ch14-model": ch14_model_text,
     "ch14-model-table": ch14_model_table,
     "readme-headline": readme_headline,
+    "ch15-h100": lambda: ch15_table("h100"),
+    "ch15-h200": lambda: ch15_table("h200"),
+    "ch15-digits-h100": lambda: ch15_digits("h100"),
+    "ch15-digits-h200": lambda: ch15_digits("h200"),
 }
 for _ch in CHAPTER_TITLES:
     if _ch != "01":
