@@ -14,7 +14,7 @@
 
 namespace scan::ch15 {
 
-inline constexpr int kWarp = 32;
+inline constexpr int kWarp = 32;  ///< threads of a warp
 
 // ---------------------------------------------------------------------------
 // Keys as unsigned bits whose order is the keys' order.
@@ -26,25 +26,33 @@ inline constexpr int kWarp = 32;
 template <class Key>
 struct KeyBits;
 
+/// Unsigned keys are their own bits.
 template <>
 struct KeyBits<std::uint32_t> {
-  using Bits = std::uint32_t;
+  using Bits = std::uint32_t;  ///< the bits the sort orders
+  /// The key's bits.
   __host__ __device__ static Bits to_bits(std::uint32_t k) { return k; }
+  /// The key of these bits.
   __host__ __device__ static std::uint32_t from_bits(Bits b) { return b; }
 };
 
+/// Unsigned keys are their own bits.
 template <>
 struct KeyBits<std::uint64_t> {
-  using Bits = std::uint64_t;
+  using Bits = std::uint64_t;  ///< the bits the sort orders
+  /// The key's bits.
   __host__ __device__ static Bits to_bits(std::uint64_t k) { return k; }
+  /// The key of these bits.
   __host__ __device__ static std::uint64_t from_bits(Bits b) { return b; }
 };
 
 /// Two's complement: flipping the sign bit puts the negatives first.
 template <>
 struct KeyBits<std::int32_t> {
-  using Bits = std::uint32_t;
+  using Bits = std::uint32_t;  ///< the bits the sort orders
+  /// The key's bits, sign bit flipped.
   __host__ __device__ static Bits to_bits(std::int32_t k) { return static_cast<Bits>(k) ^ 0x80000000u; }
+  /// The key of these bits: the sign bit flipped back.
   __host__ __device__ static std::int32_t from_bits(Bits b) { return static_cast<std::int32_t>(b ^ 0x80000000u); }
 };
 
@@ -54,13 +62,15 @@ struct KeyBits<std::int32_t> {
 /// +NaN. Written without a branch: with one, the float sort ran 30% slower.
 template <>
 struct KeyBits<float> {
-  using Bits = std::uint32_t;
+  using Bits = std::uint32_t;  ///< the bits the sort orders
+  /// The key's bits: a negative's all flipped, a positive's sign bit set.
   __host__ __device__ static Bits to_bits(float k) {
     Bits b;
     std::memcpy(&b, &k, sizeof b);
     const Bits negative = 0u - (b >> 31);  // all ones for a negative, else zero
     return b ^ (negative | 0x80000000u);
   }
+  /// The key of these bits: the flips undone.
   __host__ __device__ static float from_bits(Bits b) {
     const Bits was_negative = (b >> 31) - 1u;  // all ones where the sign bit is now clear
     b ^= was_negative | 0x80000000u;
@@ -180,8 +190,8 @@ __global__ void __launch_bounds__(kStartThreads<kDigitBits>) digit_starts(const 
 namespace state {
 inline constexpr std::uint32_t kAggregate = 1u << 30;  ///< the tile's own count
 inline constexpr std::uint32_t kPrefix = 2u << 30;     ///< the count over this tile and all before it
-inline constexpr std::uint32_t kStatusMask = 3u << 30;
-inline constexpr std::uint32_t kCountMask = (1u << 30) - 1;
+inline constexpr std::uint32_t kStatusMask = 3u << 30;  ///< the status bits: 0 while the tile has published nothing
+inline constexpr std::uint32_t kCountMask = (1u << 30) - 1;  ///< the count bits
 }  // namespace state
 
 /// Keys per launch of a pass: counts stay below 2^30, and the state array
@@ -195,7 +205,7 @@ struct PassArgs {
   const Key* keys_in;          ///< this portion's keys
   Key* keys_out;               ///< the whole output
   const Value* values_in;      ///< this portion's values (pairs), else nullptr
-  Value* values_out;
+  Value* values_out;           ///< the whole output of values (pairs)
   std::int64_t n;              ///< keys in this portion
   int shift;                   ///< the digit's lowest bit
   const std::int64_t* base;    ///< per digit: where this portion's keys with that digit start
@@ -207,20 +217,20 @@ struct PassArgs {
 /// The shared memory of a pass.
 template <int kDigitBits, class Bits, class Value, int kThreads, int kItems>
 struct PassStorage {
-  static constexpr int kBins = 1 << kDigitBits;
-  static constexpr int kWarps = kThreads / kWarp;
-  static constexpr int kTile = kThreads * kItems;
+  static constexpr int kBins = 1 << kDigitBits;    ///< digits of a pass
+  static constexpr int kWarps = kThreads / kWarp;  ///< warps of a block
+  static constexpr int kTile = kThreads * kItems;  ///< keys of a tile
   /// Per warp and digit: the warp's count, then where the warp's keys with
   /// that digit start in the tile's digit order. A spare column counts the
   /// lanes past the end of a partial tile.
   unsigned int warp_digit[kWarps][kBins + 1];
-  unsigned int warp_totals[kWarps];
+  unsigned int warp_totals[kWarps];   ///< the block scan over digits: each warp's total
   std::uint32_t global_shift[kBins];  ///< output index minus position in the tile's digit order
-  unsigned int tile_id;
+  unsigned int tile_id;               ///< the tile this block took from the ticket
   /// The tile in digit order: the keys, then (pairs) the values.
   union {
-    Bits keys[kTile];
-    std::conditional_t<std::is_void_v<Value>, Bits, Value> values[kTile];
+    Bits keys[kTile];  ///< the tile's keys (as bits) in digit order
+    std::conditional_t<std::is_void_v<Value>, Bits, Value> values[kTile];  ///< then its values, in the same order
   };
 };
 
