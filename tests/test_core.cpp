@@ -301,7 +301,7 @@ TEST_CASE("a GPU older than a chapter needs gets one line naming both", "[cpu][a
   t4.cc_minor = 5;
   CHECK_THROWS_WITH(require_architecture("ch11_copy_ceiling", hopper, t4),
                     "ch11_copy_ceiling needs a Hopper GPU (sm_90 or newer: bulk copies and mbarriers); "
-                    "this is Tesla T4 (sm_75). Chapters 00 to 10 run here.");
+                    "this is Tesla T4 (sm_75). Chapters 00 to 10 and 15 run here.");
   CHECK_THROWS_AS(require_architecture("ch11_copy_ceiling", hopper, t4), UnsupportedGpu);
   CHECK_NOTHROW(require_architecture("ch02_naive_global", ArchitectureNeed{}, t4));
 

@@ -23,7 +23,7 @@ const Chapter& chapter();
 /// exist from Hopper (sm_90) on. The build compiles these chapters for sm_90
 /// and newer only; their programs check this before any kernel runs.
 inline const ArchitectureNeed kNeedsHopper{90, "a Hopper GPU", "bulk copies and mbarriers",
-                                           "Chapters 00 to 10 run here."};
+                                           "Chapters 00 to 10 and 15 run here."};
 
 /// The GPUs whose measurements chose the recipes of Deterministic and Fastest.
 enum class TunedOn { h100, h200 };

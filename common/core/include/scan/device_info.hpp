@@ -42,7 +42,7 @@ struct ArchitectureNeed {
   int sm = 0;            ///< oldest architecture as major * 10 + minor (90 for sm_90); 0: any
   std::string gpu;       ///< the GPU family, for the message: "a Hopper GPU"
   std::string features;  ///< what the code uses that older GPUs lack: "bulk copies and mbarriers"
-  std::string instead;   ///< what does run on an older GPU: "Chapters 00 to 10 run here."
+  std::string instead;   ///< what does run on an older GPU: "Chapters 00 to 10 and 15 run here."
 };
 
 /// The architecture the checks below see: the device's compute capability as
