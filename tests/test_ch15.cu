@@ -171,6 +171,27 @@ TEST_CASE("zeros, infinities and NaNs sort in totalOrder on the GPU", "[gpu][ch1
   }
 }
 
+TEST_CASE("keys that do not start on 16 bytes sort too", "[gpu][ch15]") {
+  test::require_gpu();
+  // The histogram pass reads 16 bytes at a time only from an aligned start.
+  for (const std::int64_t n : {std::int64_t{5}, kTile32 + 3, std::int64_t{100003}}) {
+    const auto keys = make_keys<std::uint32_t>(n + 1, KeyDistribution::uniform, 31);
+    std::vector<std::uint32_t> expected(keys.begin() + 1, keys.end());
+    reference_sort<std::uint32_t, std::uint32_t>(expected, nullptr);
+    DeviceBuffer<std::uint32_t> d_keys(keys), d_out(keys.size());
+    DeviceBuffer<std::byte> scratch(sort_scratch_bytes<std::uint32_t, void>(n));
+    poison(d_out);
+    onesweep_sort<std::uint32_t, void>(d_keys.data() + 1, d_out.data() + 1, nullptr, nullptr, n, 8, scratch.data(),
+                                       scratch.bytes());
+    SCAN_CUDA(cudaDeviceSynchronize());
+    const std::vector<std::uint32_t> all = d_out.to_host();
+    INFO("n = " << n);
+    CHECK(first_difference<std::uint32_t, std::uint32_t>(std::vector<std::uint32_t>(all.begin() + 1, all.end()),
+                                                         expected, nullptr, nullptr) == "");
+    CHECK(all[0] == 0xA5A5A5A5u);  // nothing written before the output
+  }
+}
+
 TEST_CASE("the sort stays right over repeated and concurrent runs", "[gpu][ch15][stress]") {
   test::require_gpu();
   const std::int64_t n = (1 << 20) + 3;

@@ -12,9 +12,9 @@ namespace scan::ch15 {
 namespace {
 
 /// The tile of a pass: 512 threads, two blocks an SM on a Hopper (64
-/// registers each), 8 KiB of keys a tile whatever their width (16 of 4 bytes
-/// or 8 of 8 bytes a thread), so a tile's shared memory stays near 50 KiB and
-/// fits every GPU from Turing on.
+/// registers a thread, at which ptxas spills some), 32 KiB of keys a tile
+/// whatever their width (16 of 4 bytes or 8 of 8 bytes a thread), so a
+/// tile's shared memory stays near 50 KiB and fits every GPU from Turing on.
 inline constexpr int kThreads = 512;
 inline constexpr int kMinBlocks = 2;
 template <class Key>

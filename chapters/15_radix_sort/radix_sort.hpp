@@ -31,7 +31,8 @@ std::size_t sort_scratch_bytes(std::int64_t n, int digit_bits = 8);
 /// Sorts n keys (and their values, unless `Value` is void) from `keys_in`
 /// into `keys_out`, stably, by the keys' order (KeyBits: signed integers as
 /// numbers, floats by IEEE 754's totalOrder), on `stream`. The input is left
-/// as it was; `scratch` holds sort_scratch_bytes(n, digit_bits) bytes.
+/// as it was; `scratch` holds sort_scratch_bytes(n, digit_bits) bytes, and
+/// two sorts in flight at once (on two streams) need a scratch each.
 /// Throws UsageError for n outside [0, kMaxKeys] or a digit width it is not
 /// built for, and CudaError for a failed CUDA call.
 template <class Key, class Value>
