@@ -48,11 +48,6 @@ void stable_reference(const std::vector<Key>& keys, std::vector<Key>& sorted, st
   for (std::size_t i = 0; i < keys.size(); ++i) sorted[i] = keys[order[i]];
 }
 
-template <class T>
-void poison(DeviceBuffer<T>& buffer) {
-  if (buffer.bytes() > 0) SCAN_CUDA(cudaMemset(buffer.data(), 0xA5, buffer.bytes()));
-}
-
 /// Sorts `keys` on the GPU (with their indices as values if `pairs`) and
 /// returns the first difference from std::stable_sort ("" if none).
 template <class Key>

@@ -114,13 +114,6 @@ __global__ void unpack_x(const std::uint64_t* maps, float* x, std::int64_t n) {
   }
 }
 
-/// Fills a device buffer with a byte pattern no kernel writes on purpose,
-/// so that a check after a run sees every element the run left unwritten.
-template <class T>
-void poison(DeviceBuffer<T>& buffer) {
-  SCAN_CUDA(cudaMemset(buffer.data(), 0xA5, buffer.bytes()));
-}
-
 /// One row of the results table.
 struct Row {
   std::string app;       ///< compact, split, sort, recurrence

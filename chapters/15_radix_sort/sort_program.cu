@@ -54,11 +54,6 @@ const char* dist_name(KeyDistribution d) {
   return "?";
 }
 
-template <class T>
-void poison(DeviceBuffer<T>& buffer) {
-  if (buffer.bytes() > 0) SCAN_CUDA(cudaMemset(buffer.data(), 0xA5, buffer.bytes()));
-}
-
 /// Sorts, checks and times one key type (and value type: void for keys alone).
 template <class Key, class Value>
 class SortRun {

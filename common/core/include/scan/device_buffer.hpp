@@ -3,6 +3,7 @@
 #pragma once
 
 #include <scan/error.hpp>
+#include <scan/poison.hpp>
 
 #include <cuda_runtime_api.h>
 
@@ -95,5 +96,12 @@ class DeviceBuffer {
   T* data_ = nullptr;
   std::size_t count_ = 0;
 };
+
+/// Fills every element of `buffer` with poison (poison.hpp), so that a check
+/// after a run finds each element the run left unwritten.
+template <class T>
+void poison(DeviceBuffer<T>& buffer) {
+  if (buffer.bytes() > 0) SCAN_CUDA(cudaMemset(buffer.data(), poison_byte<T>(), buffer.bytes()));
+}
 
 }  // namespace scan
