@@ -27,13 +27,19 @@ using Catch::Matchers::ContainsSubstring;
 
 namespace {
 
-constexpr std::int64_t kTile32 = 512 * 16;  // a tile of 4-byte keys (radix_sort.cu)
-constexpr std::int64_t kTile64 = 512 * 8;   // a tile of 8-byte keys
+/// Sizes around the tiles of this key type's sorts (keys alone, and pairs),
+/// a few tiles, odd sizes.
+template <class Key>
+std::vector<std::int64_t> sizes_around_tiles() {
+  std::vector<std::int64_t> sizes = {0, 1, 2, 255, 100003, (1 << 20) + 7};
+  for (const std::int64_t tile : {sort_tile_keys<Key, void>(), sort_tile_keys<Key, std::uint32_t>()}) {
+    for (const std::int64_t n : {tile - 1, tile, tile + 1, 3 * tile + 5}) sizes.push_back(n);
+  }
+  return sizes;
+}
 
-/// Sizes around both tiles, a few tiles, odd sizes.
-const std::vector<std::int64_t> kSizes = {0,           1,           2,           255,         kTile64 - 1,
-                                          kTile64 + 1, kTile32 - 1, kTile32,     kTile32 + 1, 3 * kTile32 + 5,
-                                          100003,      (1 << 20) + 7};
+/// A tile of 32-bit keys alone.
+const std::int64_t kTile32 = sort_tile_keys<std::uint32_t, void>();
 
 /// What std::stable_sort makes of keys (and of their indices as values),
 /// comparing keys by KeyBits: an independent reference.
@@ -85,7 +91,7 @@ std::string sort_and_compare(const std::vector<Key>& keys, bool pairs, int digit
 
 template <class Key>
 void sorts_every_distribution() {
-  for (const std::int64_t n : kSizes) {
+  for (const std::int64_t n : sizes_around_tiles<Key>()) {
     for (const KeyDistribution dist : {KeyDistribution::uniform, KeyDistribution::few, KeyDistribution::equal, KeyDistribution::sorted}) {
       const std::vector<Key> keys = make_keys<Key>(n, dist, 7 + static_cast<std::uint64_t>(n));
       for (const bool pairs : {false, true}) {
@@ -158,7 +164,7 @@ TEST_CASE("zeros, infinities and NaNs sort in totalOrder on the GPU", "[gpu][ch1
   test::require_gpu();
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   const float specials[] = {-nan, -inf, -0.0f, 0.0f, inf, nan, 1e-45f, -1e-45f};
-  for (const std::int64_t n : {std::int64_t{9}, kTile32 + 1, std::int64_t{100003}}) {
+  for (const std::int64_t n : {std::int64_t{9}, sort_tile_keys<float, std::uint32_t>() + 1, std::int64_t{100003}}) {
     std::vector<float> keys = make_keys<float>(n, KeyDistribution::uniform, 5);
     for (std::int64_t i = 0; i < n; i += 3) keys[i] = specials[random_bits(9, i) % 8];
     INFO("n = " << n);
@@ -218,7 +224,7 @@ TEST_CASE("the sort stays right over repeated and concurrent runs", "[gpu][ch15]
   CHECK(wrong == 0);
 }
 
-TEST_CASE("more than one portion: past 2^28 and 2^31 keys", "[gpu][ch15][large]") {
+TEST_CASE("more than one portion: past 2^28 and 2^31 keys, and pairs past 2^28", "[gpu][ch15][large]") {
   test::require_gpu();
   // 2^28 + 7681: two portions, the second of less than one tile. 2^31 + 1:
   // eight portions and one key, where the device holds them.
@@ -240,6 +246,24 @@ TEST_CASE("more than one portion: past 2^28 and 2^31 keys", "[gpu][ch15][large]"
     SCAN_CUDA(cudaDeviceSynchronize());
     CHECK(first_difference<std::uint32_t, std::uint32_t>(d_out.to_host(), expected, nullptr, nullptr) == "");
   }
+  // Pairs over two portions, the second one tile and one key: the values
+  // (input positions) follow their keys across the portions' boundary.
+  const std::int64_t n = (std::int64_t{1} << 28) + sort_tile_keys<std::uint32_t, std::uint32_t>() + 1;
+  INFO("pairs, n = " << n);
+  const auto keys = make_keys<std::uint32_t>(n, KeyDistribution::uniform, 4321);
+  std::vector<std::uint32_t> values(keys.size());
+  std::iota(values.begin(), values.end(), 0u);
+  std::vector<std::uint32_t> expected = keys, expected_values = values;
+  reference_sort<std::uint32_t, std::uint32_t>(expected, &expected_values);
+  DeviceBuffer<std::uint32_t> d_keys(keys), d_out(keys.size()), d_values(values), d_values_out(values.size());
+  DeviceBuffer<std::byte> scratch(sort_scratch_bytes<std::uint32_t, std::uint32_t>(n));
+  poison(d_out);
+  poison(d_values_out);
+  onesweep_sort<std::uint32_t, std::uint32_t>(d_keys.data(), d_out.data(), d_values.data(), d_values_out.data(), n, 8,
+                                              scratch.data(), scratch.bytes());
+  SCAN_CUDA(cudaDeviceSynchronize());
+  const std::vector<std::uint32_t> got_values = d_values_out.to_host();
+  CHECK(first_difference<std::uint32_t, std::uint32_t>(d_out.to_host(), expected, &got_values, &expected_values) == "");
 }
 
 TEST_CASE("ch15_radix_sort checks its arguments", "[cpu][cli][ch15]") {

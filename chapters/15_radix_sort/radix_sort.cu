@@ -3,6 +3,7 @@
 #include "radix_sort.cuh"
 #include "radix_sort.hpp"
 
+#include <scan/device.cuh>
 #include <scan/error.hpp>
 
 #include <algorithm>
@@ -11,17 +12,25 @@
 namespace scan::ch15 {
 namespace {
 
-/// The tile of a pass: 512 threads, two blocks an SM on a Hopper (64
-/// registers a thread, at which ptxas spills some), 32 KiB of keys a tile
-/// whatever their width (16 of 4 bytes or 8 of 8 bytes a thread), so a
-/// tile's shared memory stays near 50 KiB and fits every GPU from Turing on.
-inline constexpr int kThreads = 512;
-inline constexpr int kMinBlocks = 2;
-template <class Key>
-inline constexpr int kItems = sizeof(Key) == 8 ? 8 : 16;
+/// The block of a pass, measured on an H100 (the lab book's shapes): keys
+/// alone take 512 threads of 16 keys, two blocks an SM at 64 registers a
+/// thread; pairs take 384 threads of 24 keys (80 registers), a tile half as
+/// large again, so that the per-tile work (the block scan over 256 digits,
+/// the look-back) is spread over more keys while each key also carries a
+/// value. 8-byte keys take half the keys a thread, so a tile's keys stay at
+/// 32 KiB (keys) or 36 KiB (pairs) and the shared memory of a block at most
+/// about 50 KiB: every GPU from Turing on holds one.
+template <class Key, class Value>
+struct PassShape {
+  static constexpr bool kPairs = !std::is_void_v<Value>;                  ///< keys with values
+  static constexpr int kThreads = kPairs ? 384 : 512;                     ///< threads of a block
+  static constexpr int kItemsOf4Bytes = kPairs ? 24 : 16;                 ///< keys a thread, for 4-byte keys
+  static constexpr int kItems = kItemsOf4Bytes / (sizeof(Key) == 8 ? 2 : 1);  ///< keys a thread
+  static constexpr int kMinBlocks = 2;                                    ///< blocks an SM that the registers must allow
+};
 
-/// Blocks of the histogram pass per SM.
-inline constexpr int kHistogramBlocksPerSm = 4;
+/// Threads of a histogram block.
+inline constexpr int kHistogramThreads = 512;
 
 std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
@@ -31,7 +40,7 @@ struct Layout {
   using Bits = typename KeyBits<Key>::Bits;
   static constexpr int kBins = 1 << kDigitBits;
   static constexpr int kPlaces = int(sizeof(Bits) * 8 / kDigitBits);
-  static constexpr int kTile = kThreads * kItems<Key>;
+  static constexpr int kTile = PassShape<Key, Value>::kThreads * PassShape<Key, Value>::kItems;  ///< keys of a tile
   std::int64_t portion_tiles = 0;
   std::size_t alt_keys = 0, alt_values = 0, counts = 0, starts = 0, bases = 0, states = 0, total = 0;
 
@@ -57,7 +66,9 @@ template <int kDigitBits, class Key, class Value>
 void sort_with(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::int64_t n,
                void* scratch, std::size_t scratch_bytes, cudaStream_t stream) {
   using L = Layout<Key, Value, kDigitBits>;
-  using Storage = PassStorage<kDigitBits, typename KeyBits<Key>::Bits, Value, kThreads, kItems<Key>>;
+  using Shape = PassShape<Key, Value>;
+  using Storage = PassStorage<kDigitBits, typename KeyBits<Key>::Bits, Value, Shape::kThreads, Shape::kItems>;
+  constexpr auto pass = onesweep_pass<kDigitBits, Key, Value, Shape::kThreads, Shape::kItems, Shape::kMinBlocks>;
   constexpr bool kPairs = !std::is_void_v<Value>;
   constexpr int kBins = L::kBins;
   const L layout(n);
@@ -82,15 +93,17 @@ void sort_with(const Key* keys_in, Key* keys_out, const Value* values_in, Value*
   auto* bases = reinterpret_cast<std::int64_t*>(base + layout.bases);
   auto* states = reinterpret_cast<std::uint32_t*>(base + layout.states);
 
-  int device = 0, sms = 0;
-  SCAN_CUDA(cudaGetDevice(&device));
-  SCAN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  SCAN_CUDA(cudaFuncSetAttribute(onesweep_pass<kDigitBits, Key, Value, kThreads, kItems<Key>, kMinBlocks>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, int(sizeof(Storage))));
+  // Done once per device and remembered (chapter 11's persistent_blocks()),
+  // so that a sort makes no runtime queries on the timed path: the pass's
+  // opt-in to more than 48 KiB of shared memory, and a histogram grid of
+  // as many blocks as the GPU holds at once.
+  persistent_blocks<pass>(Shape::kThreads, sizeof(Storage));
+  constexpr auto histograms = digit_histograms<kDigitBits, Key, kHistogramThreads>;
+  const int histogram_blocks = persistent_blocks<histograms>(kHistogramThreads, 0);
 
   // Every place's histogram in one read, then where each digit starts.
   SCAN_CUDA(cudaMemsetAsync(counts, 0, L::kPlaces * kBins * sizeof(unsigned long long), stream));
-  digit_histograms<kDigitBits, Key, kThreads><<<sms * kHistogramBlocksPerSm, kThreads, 0, stream>>>(keys_in, n, counts);
+  histograms<<<histogram_blocks, kHistogramThreads, 0, stream>>>(keys_in, n, counts);
   SCAN_CUDA_LAUNCH();
   digit_starts<kDigitBits><<<L::kPlaces, kStartThreads<kDigitBits>, 0, stream>>>(counts, starts);
   SCAN_CUDA_LAUNCH();
@@ -123,8 +136,7 @@ void sort_with(const Key* keys_in, Key* keys_out, const Value* values_in, Value*
       a.next_base = bases + next * kBins;
       a.states = states;
       a.ticket = states + tiles * kBins;
-      onesweep_pass<kDigitBits, Key, Value, kThreads, kItems<Key>, kMinBlocks>
-          <<<static_cast<unsigned>(tiles), kThreads, sizeof(Storage), stream>>>(a);
+      pass<<<static_cast<unsigned>(tiles), Shape::kThreads, sizeof(Storage), stream>>>(a);
       SCAN_CUDA_LAUNCH();
       digit_base = bases + next * kBins;
       next ^= 1;
@@ -150,6 +162,11 @@ void with_digit_bits(int digit_bits, F&& f) {
 }  // namespace
 
 template <class Key, class Value>
+std::int64_t sort_tile_keys() {
+  return PassShape<Key, Value>::kThreads * PassShape<Key, Value>::kItems;
+}
+
+template <class Key, class Value>
 std::size_t sort_scratch_bytes(std::int64_t n, int digit_bits) {
   std::size_t bytes = 0;
   with_digit_bits<Key, Value>(digit_bits, [&]<int kDigitBits>() {
@@ -170,6 +187,7 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
 }
 
 #define SCAN_CH15_INSTANCE(Key, Value)                                                                           \
+  template std::int64_t sort_tile_keys<Key, Value>();                                                            \
   template std::size_t sort_scratch_bytes<Key, Value>(std::int64_t, int);                                       \
   template void onesweep_sort<Key, Value>(const Key*, Key*, const Value*, Value*, std::int64_t, int, void*,     \
                                           std::size_t, cudaStream_t);

@@ -237,6 +237,27 @@ struct PassStorage {
   };
 };
 
+// [packed places]
+/// The places of a thread's kCount keys in the tile's digit order, two to a
+/// 32-bit register. A place is below the tile's size (at most 2^16), so 16
+/// bits hold it. Halving the registers the places take is what keeps a pass
+/// within 64 registers a thread without spilling to local memory (ptxas on
+/// sm_90: 108 bytes a thread spilled for 32-bit keys with a place a
+/// register, none with two).
+template <int kCount>
+struct PackedPlaces {
+  unsigned int words[(kCount + 1) / 2] = {};  ///< place r: the low half of words[r / 2] for even r, the high for odd
+  /// The shift of place r's half. After unrolling r is a constant, and so is this.
+  static __device__ __forceinline__ int half_shift(int r) { return 16 * (r % 2); }
+  /// Place r.
+  __device__ __forceinline__ unsigned int get(int r) const { return (words[r / 2] >> half_shift(r)) & 0xffffu; }
+  /// Sets place r to `place` (below 2^16).
+  __device__ __forceinline__ void set(int r, unsigned int place) {
+    words[r / 2] = (words[r / 2] & ~(0xffffu << half_shift(r))) | (place << half_shift(r));
+  }
+};
+// [packed places]
+
 // [pass tile]
 /// The work of one tile of a pass; kWhole: the tile is full, so no key
 /// needs a bounds check (every tile but a portion's last).
@@ -276,7 +297,8 @@ __device__ __forceinline__ void sort_tile(const PassArgs<Key, Value>& a,
     const int at = warp_first + r * kWarp + lane;
     bits[r] = in_tile(at) ? KeyBits<Key>::to_bits(tile_keys[at]) : Bits{0};
   }
-  int place[kItems];  // first the rank among the warp's keys with the same digit, then the place in the tile
+  static_assert(kThreads * kItems <= (1 << 16), "a place must fit in 16 bits");
+  PackedPlaces<kItems> place;  // first the rank among the warp's keys with the same digit, then the place in the tile
   const unsigned int lanes_before = (1u << lane) - 1;
 #pragma unroll
   for (int r = 0; r < kItems; ++r) {
@@ -290,7 +312,7 @@ __device__ __forceinline__ void sort_tile(const PassArgs<Key, Value>& a,
       s.warp_digit[warp][d] = before + __popc(peers);
     }
     before = __shfl_sync(0xffffffffu, before, leader);
-    place[r] = static_cast<int>(before) + __popc(peers & lanes_before);
+    place.set(r, before + __popc(peers & lanes_before));
     __syncwarp();  // the next round's leader for this digit may be another lane: it reads this write
   }
   __syncthreads();
@@ -332,8 +354,8 @@ __device__ __forceinline__ void sort_tile(const PassArgs<Key, Value>& a,
 #pragma unroll
   for (int r = 0; r < kItems; ++r) {
     if (in_tile(warp_first + r * kWarp + lane)) {
-      place[r] += static_cast<int>(s.warp_digit[warp][digit(bits[r])]);
-      s.keys[place[r]] = bits[r];
+      place.set(r, place.get(r) + s.warp_digit[warp][digit(bits[r])]);
+      s.keys[place.get(r)] = bits[r];
     }
   }
 
@@ -381,7 +403,7 @@ __device__ __forceinline__ void sort_tile(const PassArgs<Key, Value>& a,
     __syncthreads();  // every key is read out of the union before values overwrite it
 #pragma unroll
     for (int r = 0; r < kItems; ++r) {
-      if (in_tile(warp_first + r * kWarp + lane)) s.values[place[r]] = values[r];
+      if (in_tile(warp_first + r * kWarp + lane)) s.values[place.get(r)] = values[r];
     }
     __syncthreads();
 #pragma unroll

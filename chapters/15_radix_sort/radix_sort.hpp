@@ -23,6 +23,11 @@ constexpr bool digit_bits_supported(int digit_bits) {
          (std::is_same_v<Key, std::uint32_t> && std::is_void_v<Value> && (digit_bits == 1 || digit_bits == 4));
 }
 
+/// Keys in a tile of a digit pass (one block's share) for these keys and
+/// values: where a pass's last tile turns partial, so where tests probe.
+template <class Key, class Value>
+std::int64_t sort_tile_keys();
+
 /// Bytes of scratch memory onesweep_sort() needs for n keys (with values of
 /// `Value` for pairs, `void` for keys alone) and digits of `digit_bits`.
 template <class Key, class Value>
