@@ -34,6 +34,29 @@ enum class TunedOn { h100, h200 };
 /// gives each its own.
 TunedOn tuned_on_current_device();
 
+// [plain look-back]
+/// Runs `f.template operator()<Recipe>()` with chapter 10's look-back where
+/// it was measured faster than every grouped recipe, and returns true; else
+/// returns false and runs nothing. The walk's order of additions depends
+/// on timing, so for float sums this is fastest's choice only.
+template <class T, class F>
+bool plain_look_back_if_faster(std::int64_t n, F&& f) {
+  if constexpr (sizeof(T) == 8) {
+    if (n < (std::int64_t{1} << 23) || tuned_on_current_device() == TunedOn::h200) {
+      f.template operator()<kTuned>();  // per tile, 16-byte states: on the H200 no ring beats it
+      return true;
+    }
+  } else if (n < (std::int64_t{1} << 21)) {
+    f.template operator()<kTuned>();  // a few waves of tiles: per tile, chapter 10's look-back
+    return true;
+  } else if (n < (std::int64_t{1} << 23)) {
+    f.template operator()<kOneWave>();  // about one wave of large tiles, chapter 10's look-back
+    return true;
+  }
+  return false;
+}
+// [plain look-back]
+
 /// The chapter's deterministic scan: the grouped look-back in the recipe
 /// measured fastest for the input's size, element type and operator on
 /// this GPU. Float sums are bitwise the same from run to run for a given n
@@ -44,6 +67,11 @@ struct Deterministic {
   /// elements of T combined by Op. Every branch runs the grouped look-back.
   template <class T, class Op, class F>
   static void dispatch(std::int64_t n, F&& f) {
+    // Integers add exactly, in any order: every recipe is reproducible
+    // for them, so they take the fastest one.
+    if constexpr (std::is_integral_v<T>) {
+      if (plain_look_back_if_faster<T>(n, f)) return;
+    }
     const bool h200 = tuned_on_current_device() == TunedOn::h200;
     if (n * static_cast<std::int64_t>(sizeof(T)) < kGroupedPerTileBelowBytes) {
       // A few waves of tiles: too few per block to fill a ring.
@@ -71,7 +99,8 @@ struct Deterministic {
   static VariantInfo info() {
     VariantInfo v = CopyCeiling<kDeterministic>::info();
     v.summary = "reproducible float sums: the grouped look-back in the recipe measured fastest on this GPU "
-                "for the size, type and operator (the chapter's table)";
+                "for the size, type and operator (the chapter's table); integers, exact in any order, take "
+                "fastest's recipe";
     return v;  // takes a seed: every recipe dispatch() runs does
   }
   /// The scratch memory run() takes: that of the recipe chosen for n.
@@ -96,19 +125,7 @@ struct Fastest {
   /// sums vary), deterministic's recipe elsewhere.
   template <class T, class Op, class F>
   static void dispatch(std::int64_t n, F&& f) {
-    if constexpr (sizeof(T) == 8) {
-      if (n < (std::int64_t{1} << 23) || tuned_on_current_device() == TunedOn::h200) {
-        f.template operator()<kTuned>();  // per tile, 16-byte states: on the H200 no ring beats it
-      } else {
-        Deterministic::dispatch<T, Op>(n, f);  // the H100's ring of 18 KiB stages
-      }
-    } else if (n < (std::int64_t{1} << 21)) {
-      f.template operator()<kTuned>();  // a few waves of tiles: per tile, chapter 10's look-back
-    } else if (n < (std::int64_t{1} << 23)) {
-      f.template operator()<kOneWave>();  // about one wave of large tiles, chapter 10's look-back
-    } else {
-      Deterministic::dispatch<T, Op>(n, f);  // the grouped look-back: this GPU's recipe
-    }
+    if (!plain_look_back_if_faster<T>(n, f)) Deterministic::dispatch<T, Op>(n, f);
   }
   // [fastest]
   /// Name, summary and limits, for the registry.
