@@ -64,7 +64,8 @@ bool plain_look_back_if_faster(std::int64_t n, F&& f) {
 struct Deterministic {
   // [deterministic]
   /// Runs `f.template operator()<Recipe>()` with this GPU's recipe for n
-  /// elements of T combined by Op. Every branch runs the grouped look-back.
+  /// elements of T combined by Op. Every branch runs the grouped look-back
+  /// but the first, for integers alone.
   template <class T, class Op, class F>
   static void dispatch(std::int64_t n, F&& f) {
     // Integers add exactly, in any order: every recipe is reproducible

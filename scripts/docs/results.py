@@ -669,7 +669,7 @@ def issue30_checks(tag):
                f"an element) | {span(worst_fraction, pct)} | 90% |")
     out.append(f"| chapter 12's `bulk`: slowest over fastest length | {span(flatness, lambda x: f'{x:.3f}')} | 1.10 |")
     out.append(f"| chapter 12's `bulk`: the lowest x CUB's scan by key | {span(worst_cub, ratio_text)} | 1.0x |")
-    sizes, _ = read_csv(sizes_path)
+    sizes, sizes_meta = read_csv(sizes_path)
     for dtype in ("int32", "float"):
         lows = []
         for n in sorted({int(r["n"]) for r in sizes if r["type"] == dtype}):
@@ -684,9 +684,11 @@ def issue30_checks(tag):
             out.append(f"| `deterministic` {dtype}, $2^{{16}}$ to $2^{{30}}$: the lowest x CUB of any run | "
                        f"{ratio_text(low)} at {exponent(at)}" + (f"; below 1.0x in a run at {', '.join(below)}"
                                                                   if below else "") + " | 1.0x |")
-    return "\n".join(out) + "\n\n" + device_note(
-        meta, f"scripts/gpu/tune.sh BIN OUT {tag} final; bench.sh's sizes part").replace(
+    note = device_note(meta, f"scripts/gpu/tune.sh BIN OUT {tag} final; bench.sh's sizes part").replace(
         " (scripts/gpu/bench.sh).", ".")
+    if built_from(sizes_meta) != built_from(meta):  # the size runs were made again on newer code
+        note += f" The last two rows (bench.sh's sizes part): {built_from(sizes_meta)}."
+    return "\n".join(out) + "\n\n" + note
 
 
 def ch12_h200_sweep():
