@@ -28,6 +28,7 @@ constexpr bool digit_bits_supported(int digit_bits) {
 template <class Key, class Value>
 std::int64_t sort_tile_keys();
 
+// [api]
 /// Bytes of scratch memory onesweep_sort() needs for n keys (with values of
 /// `Value` for pairs, `void` for keys alone) and digits of `digit_bits`.
 template <class Key, class Value>
@@ -43,5 +44,6 @@ std::size_t sort_scratch_bytes(std::int64_t n, int digit_bits = 8);
 template <class Key, class Value>
 void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::int64_t n,
                    int digit_bits, void* scratch, std::size_t scratch_bytes, cudaStream_t stream = nullptr);
+// [api]
 
 }  // namespace scan::ch15
