@@ -14,10 +14,10 @@ namespace {
 
 /// The block of a pass, measured on an H100 (the lab book's shapes): keys
 /// alone take 512 threads of 16 keys, two blocks an SM at 64 registers a
-/// thread; pairs take 384 threads of 24 keys (80 registers), a tile half as
-/// large again, so that the per-tile work (the block scan over 256 digits,
-/// the look-back) is spread over more keys while each key also carries a
-/// value. 8-byte keys take half the keys a thread, so a tile's keys stay at
+/// thread; pairs take 384 threads of 24 keys (80 registers), a tile of
+/// 9,216 keys against 8,192, so that the per-tile work (the block scan over
+/// 256 digits, the look-back) is spread over more keys while each key also
+/// carries a value. 8-byte keys take half the keys a thread, so a tile's keys stay at
 /// 32 KiB (keys) or 36 KiB (pairs) and the shared memory of a block at most
 /// about 50 KiB: every GPU from Turing on holds one.
 template <class Key, class Value>
