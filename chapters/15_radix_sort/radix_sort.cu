@@ -17,9 +17,9 @@ namespace {
 /// thread; pairs take 384 threads of 24 keys (80 registers), a tile of
 /// 9,216 keys against 8,192, so that the per-tile work (the block scan over
 /// 256 digits, the look-back) is spread over more keys while each key also
-/// carries a value. 8-byte keys take half the keys a thread, so a tile's keys stay at
-/// 32 KiB (keys) or 36 KiB (pairs) and the shared memory of a block at most
-/// about 50 KiB: every GPU from Turing on holds one.
+/// carries a value. 8-byte keys take half the keys a thread, so a tile's
+/// keys stay at 32 KiB (keys) or 36 KiB (pairs) and the shared memory of a
+/// block at most about 50 KiB: every GPU from Turing on holds one.
 template <class Key, class Value>
 struct PassShape {
   static constexpr bool kPairs = !std::is_void_v<Value>;                  ///< keys with values
@@ -27,6 +27,7 @@ struct PassShape {
   static constexpr int kItemsOf4Bytes = kPairs ? 24 : 16;                 ///< keys a thread, for 4-byte keys
   static constexpr int kItems = kItemsOf4Bytes / (sizeof(Key) == 8 ? 2 : 1);  ///< keys a thread
   static constexpr int kMinBlocks = 2;                                    ///< blocks an SM that the registers must allow
+  static constexpr int kTile = kThreads * kItems;                         ///< keys of a tile
 };
 
 /// Threads of a histogram block.
@@ -40,7 +41,7 @@ struct Layout {
   using Bits = typename KeyBits<Key>::Bits;
   static constexpr int kBins = 1 << kDigitBits;
   static constexpr int kPlaces = int(sizeof(Bits) * 8 / kDigitBits);
-  static constexpr int kTile = PassShape<Key, Value>::kThreads * PassShape<Key, Value>::kItems;  ///< keys of a tile
+  static constexpr int kTile = PassShape<Key, Value>::kTile;  ///< keys of a tile
   std::int64_t portion_tiles = 0;
   std::size_t alt_keys = 0, alt_values = 0, counts = 0, starts = 0, bases = 0, states = 0, total = 0;
 
@@ -163,7 +164,7 @@ void with_digit_bits(int digit_bits, F&& f) {
 
 template <class Key, class Value>
 std::int64_t sort_tile_keys() {
-  return PassShape<Key, Value>::kThreads * PassShape<Key, Value>::kItems;
+  return PassShape<Key, Value>::kTile;
 }
 
 template <class Key, class Value>
