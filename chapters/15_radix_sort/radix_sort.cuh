@@ -88,27 +88,25 @@ __host__ __device__ inline int digit_of(Bits bits, int shift) {
   return static_cast<int>((bits >> shift) & ((Bits{1} << kDigitBits) - 1));
 }
 
-// [same digit]
-/// The lanes of the warp whose key has this lane's digit, among the lanes
-/// holding a key (`valid`). One ballot per digit bit, each keeping the lanes
-/// that agree with this lane on that bit. `__match_any_sync` does this in one
-/// instruction, but on a Hopper it waits many times longer than eight ballots.
-template <int kDigitBits>
-__device__ inline unsigned int lanes_with_same_digit(int digit, bool valid, bool whole_tile) {
-  unsigned int same = 0xffffffffu;
-  if (!whole_tile) {  // the same for the whole block: no divergence
-    const unsigned int holding = __ballot_sync(0xffffffffu, valid);
-    same = valid ? holding : ~holding;
-  }
+// [one digit]
+/// Whether every key of a warp's slice (kItems keys a lane) holds one digit.
+/// A lane's keys share a digit exactly when the AND and the OR of their bits
+/// have the same digit; the warp's do when every lane's AND and OR give lane
+/// 0's. Skewed inputs are made of such slices: all equal keys in every pass,
+/// and after its first pass any input with few distinct keys.
+template <int kDigitBits, class Bits, int kItems>
+__device__ inline bool warp_keys_share_digit(const Bits (&bits)[kItems], int shift) {
+  Bits all = bits[0], any = bits[0];
 #pragma unroll
-  for (int bit = 0; bit < kDigitBits; ++bit) {
-    const bool set = (digit >> bit) & 1;
-    const unsigned int lanes_set = __ballot_sync(0xffffffffu, set);
-    same &= set ? lanes_set : ~lanes_set;
+  for (int r = 1; r < kItems; ++r) {
+    all &= bits[r];
+    any |= bits[r];
   }
-  return same;
+  const int low = digit_of<kDigitBits>(all, shift), high = digit_of<kDigitBits>(any, shift);
+  const int first = __shfl_sync(0xffffffffu, low, 0);
+  return __all_sync(0xffffffffu, low == first && high == first);
 }
-// [same digit]
+// [one digit]
 
 // ---------------------------------------------------------------------------
 // Before the passes: every digit place's histogram in one read of the keys.
@@ -224,14 +222,20 @@ struct PassStorage {
   static constexpr int kWarps = kThreads / kWarp;  ///< warps of a block
   static constexpr int kTile = kThreads * kItems;  ///< keys of a tile
   /// Per warp and digit: the warp's count, then where the warp's keys with
-  /// that digit start in the tile's digit order. A spare column counts the
-  /// lanes past the end of a partial tile.
+  /// that digit start in the tile's digit order. The spare word a row is
+  /// for the registers: with rows of kBins words ptxas (CUDA 13.0, sm_90)
+  /// spilled 164 bytes a thread in the int32 pair sort, against 28.
   unsigned int warp_digit[kWarps][kBins + 1];
   unsigned int warp_totals[kWarps];   ///< the block scan over digits: each warp's total
   std::uint32_t global_shift[kBins];  ///< output index minus position in the tile's digit order
   unsigned int tile_id;               ///< the tile this block took from the ticket
-  /// The tile in digit order: the keys, then (pairs) the values.
+  /// During the ranking, the lane masks; then the tile in digit order: the
+  /// keys, then (pairs) the values. The masks (2 x 1 KiB a warp) take no
+  /// more room than the keys in every shape radix_sort.cu uses.
   union {
+    /// Per warp and digit, the lanes whose key in this round holds the
+    /// digit; two sets, taken in turn by consecutive rounds. Zero between uses.
+    unsigned int lane_masks[2][kWarps][kBins];
     Bits keys[kTile];  ///< the tile's keys (as bits) in digit order
     std::conditional_t<std::is_void_v<Value>, Bits, Value> values[kTile];  ///< then its values, in the same order
   };
@@ -264,8 +268,11 @@ struct PackedPlaces {
 ///
 /// 1. Load the tile warp by warp (warp w owns a contiguous slice, so within a
 ///    warp's round lane order is input order) and rank each key among the
-///    warp's keys with the same digit: lanes_with_same_digit() finds them,
-///    the lowest of them reads and bumps the warp's counter for the digit.
+///    warp's keys with the same digit. In each round every lane sets its bit
+///    in its digit's lane mask and reads the mask back: the lanes with its
+///    digit; the lowest of them reads and bumps the warp's counter for the
+///    digit. A warp whose keys all hold one digit skips this (keys alone;
+///    pairs test each round instead: see the loop).
 /// 2. Per digit (thread d owns digit d): the tile's count, published at once
 ///    as the tile's aggregate; a block scan of the counts gives where each
 ///    digit starts in the tile's digit order, and each warp's start in it.
@@ -299,21 +306,43 @@ __device__ __forceinline__ void sort_tile(const PassArgs<Key, Value>& a,
   }
   static_assert(kThreads * kItems <= (1 << 16), "a place must fit in 16 bits");
   PackedPlaces<kItems> place;  // first the rank among the warp's keys with the same digit, then the place in the tile
-  const unsigned int lanes_before = (1u << lane) - 1;
+  // A warp whose keys all hold one digit needs no ranking: its key of round
+  // r in lane l is the (32 r + l)-th with that digit (step 3 says so). With
+  // values, the test's two paths cost more registers than a pass has, so
+  // the pair sort tests each round instead, in the loop.
+  bool one_digit_warp = false;
+  if constexpr (kWhole && !kPairs) one_digit_warp = warp_keys_share_digit<kDigitBits>(bits, a.shift);
+  if (one_digit_warp) {
+    if (lane == 0) s.warp_digit[warp][digit(bits[0])] = kItems * kWarp;
+  } else {
+    const unsigned int lane_bit = 1u << lane, lanes_before = lane_bit - 1;
+    int led = -1;  // the digit this lane led last round: it clears that digit's mask
 #pragma unroll
-  for (int r = 0; r < kItems; ++r) {
-    const bool valid = in_tile(warp_first + r * kWarp + lane);
-    const unsigned int peers = lanes_with_same_digit<kDigitBits>(digit(bits[r]), valid, kWhole);
-    const int d = valid ? digit(bits[r]) : kBins;  // past the end: the spare column
-    const int leader = __ffs(peers) - 1;
-    unsigned int before = 0;
-    if (lane == leader) {
-      before = s.warp_digit[warp][d];
-      s.warp_digit[warp][d] = before + __popc(peers);
+    for (int r = 0; r < kItems; ++r) {
+      const bool valid = in_tile(warp_first + r * kWarp + lane);
+      const int d = digit(bits[r]);
+      unsigned int* masks = s.lane_masks[r % 2][warp];
+      // Pairs in a whole tile: a round whose lanes all hold one digit sets
+      // no bit (32 lanes on one word would wait on each other).
+      const bool one_digit = kPairs && kWhole && __all_sync(0xffffffffu, d == __shfl_sync(0xffffffffu, d, 0));
+      if (valid && !one_digit) atomicOr(&masks[d], lane_bit);
+      // Last round's masks: every lane read them before last round's closing
+      // __syncwarp(), and the round after this one sets bits in them again.
+      if (led >= 0) s.lane_masks[(r + 1) % 2][warp][led] = 0;
+      __syncwarp();  // every bit of this round is set
+      const unsigned int peers = one_digit ? 0xffffffffu : valid ? masks[d] : lane_bit;
+      const int leader = __ffs(peers) - 1;
+      unsigned int before = 0;
+      led = -1;
+      if (lane == leader && valid) {
+        before = s.warp_digit[warp][d];
+        s.warp_digit[warp][d] = before + __popc(peers);
+        if (!one_digit) led = d;
+      }
+      before = __shfl_sync(0xffffffffu, before, leader);
+      place.set(r, before + __popc(peers & lanes_before));
+      __syncwarp();  // the next round's leader for this digit may be another lane: it reads this write
     }
-    before = __shfl_sync(0xffffffffu, before, leader);
-    place.set(r, before + __popc(peers & lanes_before));
-    __syncwarp();  // the next round's leader for this digit may be another lane: it reads this write
   }
   __syncthreads();
 
@@ -354,7 +383,8 @@ __device__ __forceinline__ void sort_tile(const PassArgs<Key, Value>& a,
 #pragma unroll
   for (int r = 0; r < kItems; ++r) {
     if (in_tile(warp_first + r * kWarp + lane)) {
-      place.set(r, place.get(r) + s.warp_digit[warp][digit(bits[r])]);
+      const unsigned int rank = one_digit_warp ? r * kWarp + lane : place.get(r);
+      place.set(r, rank + s.warp_digit[warp][digit(bits[r])]);
       s.keys[place.get(r)] = bits[r];
     }
   }
@@ -427,6 +457,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) onesweep_pass(PassArgs<K
   Storage& s = *reinterpret_cast<Storage*>(raw);
 
   for (int k = threadIdx.x; k < Storage::kWarps * (Storage::kBins + 1); k += kThreads) (&s.warp_digit[0][0])[k] = 0;
+  for (int k = threadIdx.x; k < 2 * Storage::kWarps * Storage::kBins; k += kThreads) (&s.lane_masks[0][0][0])[k] = 0;
   if (threadIdx.x == 0) s.tile_id = atomicAdd(a.ticket, 1u);
   __syncthreads();
   const unsigned int tile = s.tile_id;

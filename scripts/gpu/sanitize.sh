@@ -67,13 +67,17 @@ done
 if [ -x "$bin/ch13_applications" ]; then
   for tool in memcheck racecheck; do check "$tool" ch13_applications --n "$large_n" --reps 0 --no-baselines --rows 0; done
 fi
-# Chapter 15's sort: keys and pairs, every digit width, a few tiles at N
-# and many at LARGE_N (tiles wait on tiles before them in the look-back).
+# Chapter 15's sort: keys and pairs, every digit width, skewed keys, a few
+# tiles at N and many at LARGE_N (tiles wait on tiles before them in the look-back).
 if [ -x "$bin/ch15_radix_sort" ]; then
   sorts=(--n "$n" --reps 0 --no-baselines)
   for tool in memcheck initcheck racecheck synccheck; do
     check "$tool" ch15_radix_sort "${sorts[@]}" --bits 1,4,8
     check "$tool" ch15_radix_sort "${sorts[@]}" --type uint64 --pairs
+    # Few distinct keys: warps whose keys share one digit skip the ranking
+    # (keys alone), rounds whose lanes do skip their atomics (pairs).
+    check "$tool" ch15_radix_sort "${sorts[@]}" --dist few
+    check "$tool" ch15_radix_sort "${sorts[@]}" --dist few --pairs
   done
   for tool in memcheck racecheck; do check "$tool" ch15_radix_sort --n "$large_n" --reps 0 --no-baselines --type float --pairs; done
 fi
