@@ -386,7 +386,8 @@ BUG_KINDS = ["missing barrier", "swapped operands", "off-by-one at a tile bounda
              "relaxed load where an acquire is needed", "uninitialized accumulator",
              "exclusive scan shifted by one", "off-by-one at a segment boundary", "return before a barrier",
              "flag set before the value it publishes", "value read before the acquire load",
-             "a prefix published by a tile that is not its group's last", SLOW_KIND]
+             "a prefix published by a tile that is not its group's last",
+             "a look-back that stops at an aggregate, not a prefix", SLOW_KIND]
 
 
 def parse_bug(path):
@@ -618,6 +619,17 @@ def handout_header(chapter):
                 "`memory_order_relaxed`, no `volatile`, no legacy `atomic*()` functions, no inline PTX. "
                 "A relaxed load can pass every test by luck on one GPU and fail on the next, so the "
                 "grader does not wait for luck.\n")
+    if chapter.applications:
+        # Chapters 13 and 15: programs of their own, not scans of the registry.
+        suite = ("on sizes around the tile and on several kinds of input,\noutputs poisoned before every run, "
+                 "and checks every output itself against an\nanswer computed plainly on the CPU")
+        by_hand = ""
+    else:
+        suite = ("through the\ntutorial's generic suite: sizes around the warp, the block and the tile,\n"
+                 "every element type and operator, the non-commutative affine operator,\n"
+                 "inclusive and exclusive, outputs poisoned before every run. It verifies\n"
+                 "every output itself against a sequential oracle")
+        by_hand = " (`--input 3,1,7,0 --trace` shows each step)"
     no_gpu = "" if chapter.host else " Without a GPU, `./grade` says so and writes\na results.json with no points."
     return f"""# Assignment: chapter {chapter.number}, {c['title']}
 
@@ -650,11 +662,7 @@ between the `kit begin` and `kit end` lines is yours; the grader compares
 every other line of those files with this handout and gives no
 correctness points when one differs.{no_gpu}
 
-The grader runs each graded variant ({', '.join(c['graded'])}) through the
-tutorial's generic suite: sizes around the warp, the block and the tile,
-every element type and operator, the non-commutative affine operator,
-inclusive and exclusive, outputs poisoned before every run. It verifies
-every output itself against a sequential oracle. A variant is correct only
+The grader runs each graded variant ({', '.join(c['graded'])}) {suite}. A variant is correct only
 if every case passes{' and compute-sanitizer (memcheck, racecheck, synccheck) reports nothing' if not chapter.host else ''};
 a correct variant then earns speed points: full marks within
 {c.get('factor', 1.2)}x of the reference solution's median time, measured in the same run on the same
@@ -662,7 +670,7 @@ a correct variant then earns speed points: full marks within
 {rule}
 To try your code by hand, build the chapter's program:
 `cmake --build build --target {('ch' + chapter.number + '_' + chapter.slug)}` and run
-`build/bin/ch{chapter.number}_{chapter.slug} --help` (`--input 3,1,7,0 --trace` shows each step).
+`build/bin/ch{chapter.number}_{chapter.slug} --help`{by_hand}.
 
 The chapter's text follows. Where it shows code you are to write, it says so.
 

@@ -262,6 +262,20 @@ struct PackedPlaces {
 };
 // [packed places]
 
+// kit: region digit-walk from "std::int64_t exclusive = 0;"
+// kit: to "if (tile_begin + tile_size == a.n) a.next_base[d] = base + exclusive + count;  // the portion's last tile"
+// kit: todo Step 4 of sort_tile() for digit d, by thread d: how many keys with digit d the tiles
+// kit: todo before this one hold (chapter 10's serial walk, over counts). Tile j's word for digit d is
+// kit: todo a.states[j * kBins + d]: status bits state::kAggregate (tile j's own count) or state::kPrefix
+// kit: todo (the count over tiles 0 to j), 0 while tile j has published nothing; the count is
+// kit: todo word & state::kCountMask. Walk back from tile - 1: wait while the status is 0, add the count,
+// kit: todo stop after the first kPrefix. Read and write the words through cuda::atomic_ref<std::uint32_t,
+// kit: todo cuda::thread_scope_device> (relaxed is enough: only counts pass, no keys). Then every tile but
+// kit: todo tile 0 (its prefix went out in step 2) publishes kPrefix | (the sum + count);
+// kit: todo s.global_shift[d] = a.base[d] + the sum - digit_start (a key's output index minus its place in
+// kit: todo the tile's digit order, as a 32-bit unsigned number); and the portion's last tile
+// kit: todo (tile_begin + tile_size == a.n) sets a.next_base[d] = a.base[d] + the sum + count.
+// kit: stub s.global_shift[d] = static_cast<std::uint32_t>(a.base[d] - digit_start);
 // [pass tile]
 /// The work of one tile of a pass; kWhole: the tile is full, so no key
 /// needs a bounds check (every tile but a portion's last).

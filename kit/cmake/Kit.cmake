@@ -16,8 +16,8 @@
 #                         [HOPPER] [APPLICATIONS])
 #     A chapter library from the sources in `dir`, compiled with the
 #     tutorial's warnings (-Wall -Wextra ...: a student sees them).
-#     APPLICATIONS (chapter 13, whose library holds its program's code)
-#     links scan_app as well.
+#     APPLICATIONS (chapters 13 and 15, whose libraries hold their programs'
+#     code) links scan_app as well.
 #
 # kit_add_grader(TARGET NUMBER NN CHAPTER_LIB lib
 #                CONFIG kit.json FILES name=path ... [HOST] [APPLICATIONS] [HOPPER])
@@ -41,15 +41,16 @@ function(kit_add_chapter_library target)
   target_include_directories(${target} PUBLIC "${K_FOLDER}")
   target_link_libraries(${target} PUBLIC scan_core scan_check scan_bench ${K_DEPENDS})
   if(K_APPLICATIONS)
-    # Chapter 13's library holds its program's code too (program.cu: the
-    # command line, the runner and the library baselines it compares with).
+    # Chapters 13's and 15's libraries hold their programs' code too
+    # (program.cu, sort_program.cu: the command line, the runner and the
+    # library baselines they compare with).
     target_link_libraries(${target} PUBLIC scan_app)
   endif()
   if(K_HOPPER)
     scan_needs_hopper(${target})
   endif()
   if(TARGET CLI11::CLI11)
-    target_link_libraries(${target} PRIVATE CLI11::CLI11)  # chapter 13's program code
+    target_link_libraries(${target} PRIVATE CLI11::CLI11)  # chapters 13's and 15's program code
   endif()
   # The warnings a student sees in the feedback (./grade puts those about the
   # chapter's files in results.json), never errors: a warning is a hint, and
@@ -111,14 +112,21 @@ function(kit_add_grader target)
   if(NOT TARGET ${objects})
     set(sources "${G_GRADER_DIR}/grade.cu" "${G_GRADER_DIR}/suite.cu" "${G_GRADER_DIR}/poison.cu"
                 "${G_GRADER_DIR}/processes.cpp" "${G_GRADER_DIR}/report.cpp")
-    if(G_APPLICATIONS)
+    # The chapters with programs of their own (KIT_APPLICATIONS: no registry
+    # suite) have suites of their own: chapter 15's sort (sort.cu, KIT_SORT),
+    # chapter 13's applications.
+    set(subject "")
+    if(G_APPLICATIONS AND G_NUMBER STREQUAL "15")
+      list(APPEND sources "${G_GRADER_DIR}/sort.cu")
+      set(subject KIT_APPLICATIONS=1 KIT_SORT=1)
+    elseif(G_APPLICATIONS)
       list(APPEND sources "${G_GRADER_DIR}/applications.cu" "${G_GRADER_DIR}/applications_student.cu")
+      set(subject KIT_APPLICATIONS=1)
     endif()
     add_library(${objects} OBJECT ${sources})
     target_include_directories(${objects} PRIVATE "${G_GRADER_DIR}")
-    target_compile_definitions(${objects} PRIVATE KIT_STUDENT_NS=ch${G_NUMBER}
-                                                  $<$<BOOL:${G_APPLICATIONS}>:KIT_APPLICATIONS=1>)
-    # The chapter's headers (chapter 13's grader includes them), common's, JSON.
+    target_compile_definitions(${objects} PRIVATE KIT_STUDENT_NS=ch${G_NUMBER} ${subject})
+    # The chapter's headers (chapters 13's and 15's graders include them), common's, JSON.
     target_link_libraries(${objects} PRIVATE ${G_CHAPTER_LIB} scan_core scan_check scan_bench nlohmann_json::nlohmann_json)
     if(TARGET scan_warnings)
       target_link_libraries(${objects} PRIVATE scan_warnings)

@@ -2,7 +2,7 @@
 # Builds, here (no GPU needed), every grader the GPU check of the classroom
 # kit runs, and packs them for a GPU machine:
 #
-#   kit/gpu/prepare-gpu.sh OUTDIR [--chapters "02 03 04 05 06 07 08 09 10 12 13"] [--arch 90] [--jobs N]
+#   kit/gpu/prepare-gpu.sh OUTDIR [--chapters "02 03 04 05 06 07 08 09 10 12 13 15"] [--arch 90] [--jobs N]
 #                          [--no-pack]
 #
 # For each chapter: a student folder made by kit.py with every fill (the
@@ -20,7 +20,7 @@ kit="$root/kit/kit.py"
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }  # the header above
 [ $# -ge 1 ] || usage
 out="$1"; shift
-chapters="02 03 04 05 06 07 08 09 10 12 13"  # every GPU starter with planted bugs
+chapters="02 03 04 05 06 07 08 09 10 12 13 15"  # every GPU starter with planted bugs
 arch=90
 jobs="$(nproc 2>/dev/null || echo 2)"
 pack=1

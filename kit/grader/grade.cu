@@ -229,7 +229,9 @@ Options parse(int argc, char** argv) {
 }
 
 std::unique_ptr<kit::Subject> make_subject() {
-#ifdef KIT_APPLICATIONS
+#if defined(KIT_SORT)
+  return kit::sort_subject();
+#elif defined(KIT_APPLICATIONS)
   return kit::applications_subject();
 #else
   return kit::registry_subject();

@@ -80,14 +80,14 @@ struct PerfSettings {
   int reps = 10;       ///< timed calls per round
 };
 
-/// The thing graded: a chapter's variants through the registry, or chapter
-/// 13's applications, as linked into this program (the student's code, or in
+/// The thing graded: a chapter's variants through the registry, chapter
+/// 13's applications or chapter 15's sort, as linked into this program (the student's code, or in
 /// the reference program the reference's). Its child-side functions run it.
 class Subject {
  public:
   virtual ~Subject() = default;
   /// What the suite relies on, as this program's chapter declares it (the
-  /// registry entries: limits, block, tile, types; chapter 13: its tile).
+  /// registry entries: limits, block, tile, types; chapters 13 and 15: their tiles).
   /// The reference program prints it (--describe); a student's chapter must
   /// declare the same.
   virtual nlohmann::json describe() const = 0;
@@ -115,5 +115,7 @@ class Subject {
 std::unique_ptr<Subject> registry_subject();
 /// Chapter 13's subject (applications.cu).
 std::unique_ptr<Subject> applications_subject();
+/// Chapter 15's subject (sort.cu).
+std::unique_ptr<Subject> sort_subject();
 
 }  // namespace kit
