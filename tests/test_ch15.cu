@@ -151,18 +151,28 @@ TEST_CASE("the onesweep sort sorts every key type, keys and pairs, stably", "[gp
 
 TEST_CASE("warps whose keys almost share a digit rank right", "[gpu][ch15]") {
   test::require_gpu();
-  // A warp takes 32 consecutive keys a round. The sort skips the ranking of
-  // a warp (keys alone) or of a round (pairs) whose keys all hold one digit;
-  // in the first pass (the low byte) these inputs hold one digit almost
-  // where that test looks and not quite: by lane (each lane's keys share a
-  // digit, the lanes' differ), by round (each round's keys share one, the
-  // rounds' differ), and a few keys off a run of equal ones.
+  // A warp takes 32 consecutive keys a round, and its slices start at
+  // multiples of 32 keys, so key i is in lane i % 32 of round (i / 32) of
+  // its slice. The sort skips the ranking of a warp (keys alone) or the
+  // atomics of a round (pairs) whose keys all hold one digit. In the first
+  // pass (the low byte) these inputs hold one digit almost where those
+  // tests look, or exactly: by lane (each lane's keys share a digit, the
+  // lanes' differ: no skip), by round (each round's keys share one, the
+  // rounds' differ: the pair sort skips every round's atomics, the key
+  // sort no warp), a few keys off a run of equal ones (most warps skip,
+  // a few must not), and rounds that take turns (even rounds one digit,
+  // skipped by the pair sort; odd rounds two digits, split between the
+  // lanes one way, then another, so a skipped round must still clear the
+  // mask the round before it set, or the next odd round reads stale bits).
   const std::int64_t n = 3 * kTile32 + 100;
-  std::vector<std::uint32_t> by_lane(n), by_round(n), one_off(n, 0x42424242u);
+  std::vector<std::uint32_t> by_lane(n), by_round(n), one_off(n, 0x42424242u), in_turns(n);
   for (std::int64_t i = 0; i < n; ++i) {
     const auto high = static_cast<std::uint32_t>(random_bits(3, static_cast<std::uint64_t>(i))) & 0xffffff00u;
-    by_lane[i] = high | static_cast<std::uint32_t>(i % 32);
-    by_round[i] = high | static_cast<std::uint32_t>((i / 32) % 7);
+    const std::int64_t lane = i % 32, round = i / 32;
+    by_lane[i] = high | static_cast<std::uint32_t>(lane);
+    by_round[i] = high | static_cast<std::uint32_t>(round % 7);
+    const bool odd_digit = round % 2 == 1 && (round % 4 == 1 ? lane % 2 == 1 : lane % 4 != 0);
+    in_turns[i] = high | (odd_digit ? 1u : 0u);
   }
   for (std::int64_t i = 700; i < n; i += 1031) one_off[i] ^= 1u << (i % 8);
   for (const bool pairs : {false, true}) {
@@ -170,6 +180,7 @@ TEST_CASE("warps whose keys almost share a digit rank right", "[gpu][ch15]") {
     CHECK(sort_and_compare(by_lane, pairs) == "");
     CHECK(sort_and_compare(by_round, pairs) == "");
     CHECK(sort_and_compare(one_off, pairs) == "");
+    CHECK(sort_and_compare(in_turns, pairs) == "");
   }
 }
 

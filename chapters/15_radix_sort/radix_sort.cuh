@@ -230,8 +230,8 @@ struct PassStorage {
   std::uint32_t global_shift[kBins];  ///< output index minus position in the tile's digit order
   unsigned int tile_id;               ///< the tile this block took from the ticket
   /// During the ranking, the lane masks; then the tile in digit order: the
-  /// keys, then (pairs) the values. The masks (2 x 1 KiB a warp) take no
-  /// more room than the keys in every shape radix_sort.cu uses.
+  /// keys, then (pairs) the values. The masks (for 8-bit digits 2 x 1 KiB a
+  /// warp) take no more room than the keys (the static_assert below).
   union {
     /// Per warp and digit, the lanes whose key in this round holds the
     /// digit; two sets, taken in turn by consecutive rounds. Zero between uses.
@@ -239,6 +239,7 @@ struct PassStorage {
     Bits keys[kTile];  ///< the tile's keys (as bits) in digit order
     std::conditional_t<std::is_void_v<Value>, Bits, Value> values[kTile];  ///< then its values, in the same order
   };
+  static_assert(sizeof(lane_masks) <= sizeof(keys), "the lane masks fit in the keys' room");
 };
 
 // [packed places]
