@@ -184,6 +184,39 @@ TEST_CASE("warps whose keys almost share a digit rank right", "[gpu][ch15]") {
   }
 }
 
+TEST_CASE("keys alone sort right around the wide tile of large sorts", "[gpu][ch15]") {
+  test::require_gpu();
+  // From a few million keys up, keys alone take a wider tile where the GPU
+  // holds it (sort_tile_keys(n) says which tile n keys take here). Sizes
+  // around a whole number of those tiles, past 2^23 keys.
+  const std::int64_t large = std::int64_t{1} << 23;
+  auto around = [&](std::int64_t tile) {
+    const std::int64_t whole = (large / tile + 1) * tile;
+    return std::vector<std::int64_t>{whole - 1, whole, whole + 1};
+  };
+  CHECK(sort_tile_keys<std::uint32_t, void>(100003) == sort_tile_keys<std::uint32_t, void>());
+  for (const std::int64_t n : around(sort_tile_keys<std::uint32_t, void>(large))) {
+    for (const KeyDistribution dist : {KeyDistribution::uniform, KeyDistribution::few}) {
+      INFO("uint32, n = " << n << ", tile " << sort_tile_keys<std::uint32_t, void>(n) << ", distribution "
+                          << static_cast<int>(dist));
+      CHECK(sort_and_compare(make_keys<std::uint32_t>(n, dist, 13 + static_cast<std::uint64_t>(n)), false) == "");
+    }
+  }
+  for (const std::int64_t n : around(sort_tile_keys<std::uint64_t, void>(large))) {
+    INFO("uint64, n = " << n << ", tile " << sort_tile_keys<std::uint64_t, void>(n));
+    CHECK(sort_and_compare(make_keys<std::uint64_t>(n, KeyDistribution::uniform, 17), false) == "");
+  }
+  for (const std::int64_t n : around(sort_tile_keys<float, void>(large))) {
+    INFO("float, n = " << n << ", tile " << sort_tile_keys<float, void>(n));
+    CHECK(sort_and_compare(make_keys<float>(n, KeyDistribution::uniform, 19), false) == "");
+  }
+  for (const int bits : {1, 4}) {
+    const std::int64_t n = around(sort_tile_keys<std::uint32_t, void>(large))[0];
+    INFO(bits << "-bit digits, n = " << n);
+    CHECK(sort_and_compare(make_keys<std::uint32_t>(n, KeyDistribution::uniform, 23), false, bits) == "");
+  }
+}
+
 TEST_CASE("digits of 1 and 4 bits sort as 8 do", "[gpu][ch15]") {
   test::require_gpu();
   for (const std::int64_t n : {std::int64_t{1}, kTile32 - 1, kTile32 + 1, std::int64_t{100003}}) {

@@ -7,28 +7,72 @@
 #include <scan/error.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 namespace scan::ch15 {
 namespace {
 
-/// The block of a pass, measured on an H100 (the lab book's shapes): keys
-/// alone take 512 threads of 16 keys, two blocks an SM at 64 registers a
-/// thread; pairs take 384 threads of 24 keys (80 registers), a tile of
-/// 9,216 keys against 8,192, so that the per-tile work (the block scan over
-/// 256 digits, the look-back) is spread over more keys while each key also
-/// carries a value. 8-byte keys take half the keys a thread, so a tile's
-/// keys stay at 32 KiB (keys) or 36 KiB (pairs) and the shared memory of a
-/// block at most about 50 KiB: every GPU from Turing on holds one.
-template <class Key, class Value>
+/// The block of a pass, measured on an H100 (the lab book's shapes). Pairs
+/// take 384 threads of 24 keys (80 registers a thread, two blocks an SM).
+/// Keys alone have two shapes: 512 threads of 16 keys (64 registers), and
+/// the wide tile, 448 threads of 32 keys (72 registers; ptxas spills about
+/// 100 bytes a thread, and the tile is still the faster one), which spreads
+/// the per-tile work (the block scan over 256 digits, the look-back) over
+/// 14,336 keys instead of 8,192. The wide tile wins once a sort has a few
+/// waves of tiles to run and loses below (wide_tiles_pay() decides). 8-byte
+/// keys take half the keys a thread, so that a tile's keys take as many
+/// bytes. The narrow shapes need about 50 KiB of shared memory a block
+/// (every GPU from Turing on holds one), the wide one about 72 KiB.
+template <class Key, class Value, bool kWide = false>
 struct PassShape {
-  static constexpr bool kPairs = !std::is_void_v<Value>;                  ///< keys with values
-  static constexpr int kThreads = kPairs ? 384 : 512;                     ///< threads of a block
-  static constexpr int kItemsOf4Bytes = kPairs ? 24 : 16;                 ///< keys a thread, for 4-byte keys
+  static constexpr bool kPairs = !std::is_void_v<Value>;  ///< keys with values
+  static_assert(!(kPairs && kWide), "pairs have one shape");
+  static constexpr int kThreads = kPairs ? 384 : kWide ? 448 : 512;        ///< threads of a block
+  static constexpr int kItemsOf4Bytes = kPairs ? 24 : kWide ? 32 : 16;     ///< keys a thread, for 4-byte keys
   static constexpr int kItems = kItemsOf4Bytes / (sizeof(Key) == 8 ? 2 : 1);  ///< keys a thread
   static constexpr int kMinBlocks = 2;                                    ///< blocks an SM that the registers must allow
   static constexpr int kTile = kThreads * kItems;                         ///< keys of a tile
+  /// The digit pass of this shape.
+  template <int kDigitBits>
+  static constexpr auto kPass = onesweep_pass<kDigitBits, Key, Value, kThreads, kItems, kMinBlocks>;
+  /// Its shared memory.
+  template <int kDigitBits>
+  using Storage = PassStorage<kDigitBits, typename KeyBits<Key>::Bits, Value, kThreads, kItems>;
 };
+
+/// Whether a sort of n keys alone takes the wide tile on the current
+/// device: where the device holds two wide blocks an SM (Hopper and the
+/// A100 do; a T4, with 64 KiB of shared memory a block, or an RTX card,
+/// with 100 KiB an SM, does not) and n fills at least two waves of them.
+/// With fewer tiles than that the last wave leaves SMs idle for longer,
+/// and the narrow tile was the faster one on the H100 (the lab book: 2^22
+/// keys and below). Asked once per device and remembered, like
+/// persistent_blocks(), so that a sort makes no runtime query on its timed path.
+template <int kDigitBits, class Key>
+bool wide_tiles_pay(std::int64_t n) {
+  using Wide = PassShape<Key, void, true>;
+  constexpr std::size_t kBytes = sizeof(typename Wide::template Storage<kDigitBits>);
+  if (n < 4 * std::int64_t{Wide::kTile}) return false;  // under two waves on any GPU: nothing to ask
+  constexpr int kDevices = 64;
+  static std::atomic<std::int64_t> remembered[kDevices];  // per device: the fewest keys that take it, + 1; 0 until asked
+  int device = 0;
+  SCAN_CUDA(cudaGetDevice(&device));
+  const bool kept = device >= 0 && device < kDevices;
+  std::int64_t fewest = kept ? remembered[device].load(std::memory_order_acquire) - 1 : -1;
+  if (fewest < 0) {
+    int optin = 0, sms = 0;
+    SCAN_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    SCAN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    fewest = kMaxKeys + 1;  // never
+    if (kBytes <= static_cast<std::size_t>(optin)) {
+      const int resident = persistent_blocks<Wide::template kPass<kDigitBits>>(Wide::kThreads, kBytes);
+      if (resident >= 2 * sms) fewest = 2 * std::int64_t{resident} * Wide::kTile;
+    }
+    if (kept) remembered[device].store(fewest + 1, std::memory_order_release);
+  }
+  return n >= fewest;
+}
 
 /// Threads of a histogram block.
 inline constexpr int kHistogramThreads = 512;
@@ -41,7 +85,9 @@ struct Layout {
   using Bits = typename KeyBits<Key>::Bits;
   static constexpr int kBins = 1 << kDigitBits;
   static constexpr int kPlaces = int(sizeof(Bits) * 8 / kDigitBits);
-  static constexpr int kTile = PassShape<Key, Value>::kTile;  ///< keys of a tile
+  /// Keys of a tile: the smallest tile these keys and values take, so the
+  /// state array has room for the most tiles.
+  static constexpr int kTile = PassShape<Key, Value>::kTile;
   std::int64_t portion_tiles = 0;
   std::size_t alt_keys = 0, alt_values = 0, counts = 0, starts = 0, bases = 0, states = 0, total = 0;
 
@@ -63,13 +109,12 @@ struct Layout {
   }
 };
 
-template <int kDigitBits, class Key, class Value>
+template <int kDigitBits, class Key, class Value, class Shape>
 void sort_with(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::int64_t n,
                void* scratch, std::size_t scratch_bytes, cudaStream_t stream) {
   using L = Layout<Key, Value, kDigitBits>;
-  using Shape = PassShape<Key, Value>;
-  using Storage = PassStorage<kDigitBits, typename KeyBits<Key>::Bits, Value, Shape::kThreads, Shape::kItems>;
-  constexpr auto pass = onesweep_pass<kDigitBits, Key, Value, Shape::kThreads, Shape::kItems, Shape::kMinBlocks>;
+  using Storage = typename Shape::template Storage<kDigitBits>;
+  constexpr auto pass = Shape::template kPass<kDigitBits>;
   constexpr bool kPairs = !std::is_void_v<Value>;
   constexpr int kBins = L::kBins;
   const L layout(n);
@@ -122,7 +167,7 @@ void sort_with(const Key* keys_in, Key* keys_out, const Value* values_in, Value*
     // portion where its digits start (next_base).
     for (std::int64_t begin = 0; begin < n; begin += kPortion) {
       const std::int64_t m = std::min(kPortion, n - begin);
-      const std::int64_t tiles = (m + L::kTile - 1) / L::kTile;
+      const std::int64_t tiles = (m + Shape::kTile - 1) / Shape::kTile;
       SCAN_CUDA(cudaMemsetAsync(states, 0, (static_cast<std::size_t>(tiles) * kBins + 1) * sizeof(std::uint32_t), stream));
       PassArgs<Key, Value> a{};
       a.keys_in = from + begin;
@@ -163,7 +208,10 @@ void with_digit_bits(int digit_bits, F&& f) {
 }  // namespace
 
 template <class Key, class Value>
-std::int64_t sort_tile_keys() {
+std::int64_t sort_tile_keys(std::int64_t n) {
+  if constexpr (std::is_void_v<Value>) {
+    if (wide_tiles_pay<8, Key>(n)) return PassShape<Key, void, true>::kTile;
+  }
   return PassShape<Key, Value>::kTile;
 }
 
@@ -183,12 +231,19 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
     throw UsageError("onesweep_sort: n = " + std::to_string(n) + " is outside 0 to 2^32 - 1");
   }
   with_digit_bits<Key, Value>(digit_bits, [&]<int kDigitBits>() {
-    sort_with<kDigitBits, Key, Value>(keys_in, keys_out, values_in, values_out, n, scratch, scratch_bytes, stream);
+    if constexpr (std::is_void_v<Value>) {
+      if (wide_tiles_pay<kDigitBits, Key>(n)) {
+        return sort_with<kDigitBits, Key, Value, PassShape<Key, void, true>>(keys_in, keys_out, values_in, values_out,
+                                                                             n, scratch, scratch_bytes, stream);
+      }
+    }
+    sort_with<kDigitBits, Key, Value, PassShape<Key, Value>>(keys_in, keys_out, values_in, values_out, n, scratch,
+                                                             scratch_bytes, stream);
   });
 }
 
 #define SCAN_CH15_INSTANCE(Key, Value)                                                                           \
-  template std::int64_t sort_tile_keys<Key, Value>();                                                            \
+  template std::int64_t sort_tile_keys<Key, Value>(std::int64_t);                                               \
   template std::size_t sort_scratch_bytes<Key, Value>(std::int64_t, int);                                       \
   template void onesweep_sort<Key, Value>(const Key*, Key*, const Value*, Value*, std::int64_t, int, void*,     \
                                           std::size_t, cudaStream_t);

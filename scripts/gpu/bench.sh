@@ -13,7 +13,7 @@
 #   ch12        chapter 12 for mean segment lengths 1, 8, 256, 65536 and one segment; its
 #               tuning points at lengths 1, 256 and one segment
 #   ch13        chapter 13's applications at 2^28 (the sort at 2^26)
-#   ch15        chapter 15's sort against CUB: uint32 keys and pairs at 2^16 ... 2^28; int32,
+#   ch15        chapter 15's sort against CUB: uint32 keys and pairs at 2^16 ... 2^30; int32,
 #               float, uint64 at 2^24; the skewed inputs at 2^24; digits of 1, 4 and 8 bits at 2^24
 set -uo pipefail
 bin=$1
@@ -115,7 +115,7 @@ if want ch15; then
       if [ $first = 1 ]; then "$bin/ch15_radix_sort" --csv --quiet "$@"; first=0
       else "$bin/ch15_radix_sort" --csv --quiet "$@" | body; fi
     }
-    for n in 64K 1M 16M 256M; do run_sort --n $n; run_sort --n $n --pairs; done
+    for n in 64K 1M 4M 16M 256M 1G; do run_sort --n $n; run_sort --n $n --pairs; done
     for type in int32 float uint64; do run_sort --n 16M --type $type; run_sort --n 16M --type $type --pairs; done
     for dist in few equal sorted; do run_sort --n 16M --dist $dist; run_sort --n 16M --dist $dist --pairs; done
     run_sort --n 16M --bits 1,4,8
