@@ -196,18 +196,20 @@ TEST_CASE("keys alone sort right around the wide tile of large sorts", "[gpu][ch
   };
   CHECK(sort_tile_keys<std::uint32_t, void>(100003) == sort_tile_keys<std::uint32_t, void>());
   for (const std::int64_t n : around(sort_tile_keys<std::uint32_t, void>(large))) {
+    const std::int64_t tile = sort_tile_keys<std::uint32_t, void>(n);
     for (const KeyDistribution dist : {KeyDistribution::uniform, KeyDistribution::few}) {
-      INFO("uint32, n = " << n << ", tile " << sort_tile_keys<std::uint32_t, void>(n) << ", distribution "
-                          << static_cast<int>(dist));
+      INFO("uint32, n = " << n << ", tile " << tile << ", distribution " << static_cast<int>(dist));
       CHECK(sort_and_compare(make_keys<std::uint32_t>(n, dist, 13 + static_cast<std::uint64_t>(n)), false) == "");
     }
   }
   for (const std::int64_t n : around(sort_tile_keys<std::uint64_t, void>(large))) {
-    INFO("uint64, n = " << n << ", tile " << sort_tile_keys<std::uint64_t, void>(n));
+    const std::int64_t tile = sort_tile_keys<std::uint64_t, void>(n);
+    INFO("uint64, n = " << n << ", tile " << tile);
     CHECK(sort_and_compare(make_keys<std::uint64_t>(n, KeyDistribution::uniform, 17), false) == "");
   }
   for (const std::int64_t n : around(sort_tile_keys<float, void>(large))) {
-    INFO("float, n = " << n << ", tile " << sort_tile_keys<float, void>(n));
+    const std::int64_t tile = sort_tile_keys<float, void>(n);
+    INFO("float, n = " << n << ", tile " << tile);
     CHECK(sort_and_compare(make_keys<float>(n, KeyDistribution::uniform, 19), false) == "");
   }
   for (const int bits : {1, 4}) {
