@@ -462,8 +462,9 @@ __device__ __forceinline__ void sort_tile(const PassArgs<Key, Value>& a,
 
 /// One digit pass: a block per tile, tiles taken in launch order from a
 /// ticket (chapter 09), so every tile a block waits on is already running.
-/// Stable: keys with equal digits keep their order. kMinBlocks: two blocks
-/// of 512 threads an SM fill a Hopper's registers (64 each).
+/// Stable: keys with equal digits keep their order. kMinBlocks: the blocks
+/// an SM must hold, which caps the registers a thread (two blocks: 64 for
+/// 512 threads, 72 for 448, 80 for 384).
 template <int kDigitBits, class Key, class Value, int kThreads, int kItems, int kMinBlocks>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) onesweep_pass(PassArgs<Key, Value> a) {
   using Storage = PassStorage<kDigitBits, typename KeyBits<Key>::Bits, Value, kThreads, kItems>;
