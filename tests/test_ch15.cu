@@ -184,11 +184,12 @@ TEST_CASE("warps whose keys almost share a digit rank right", "[gpu][ch15]") {
   }
 }
 
-TEST_CASE("keys alone sort right around the wide tile of large sorts", "[gpu][ch15]") {
+TEST_CASE("keys alone and 8-byte pairs sort right around the wide tile of large sorts", "[gpu][ch15]") {
   test::require_gpu();
-  // From a few million keys up, keys alone take a wider tile where the GPU
-  // holds it (sort_tile_keys(n) says which tile n keys take here). Sizes
-  // around a whole number of those tiles, past 2^23 keys.
+  // From a few million keys up, keys alone and 8-byte keys with values take
+  // a wider tile where the GPU holds it (sort_tile_keys(n) says which tile
+  // n keys take here). Sizes around a whole number of those tiles, past
+  // 2^23 keys.
   const std::int64_t large = std::int64_t{1} << 23;
   auto around = [&](std::int64_t tile) {
     const std::int64_t whole = (large / tile + 1) * tile;
@@ -206,6 +207,12 @@ TEST_CASE("keys alone sort right around the wide tile of large sorts", "[gpu][ch
     const std::int64_t tile = sort_tile_keys<std::uint64_t, void>(n);
     INFO("uint64, n = " << n << ", tile " << tile);
     CHECK(sort_and_compare(make_keys<std::uint64_t>(n, KeyDistribution::uniform, 17), false) == "");
+  }
+  for (const std::int64_t n : around(sort_tile_keys<std::uint64_t, std::uint32_t>(large))) {
+    const std::int64_t tile = sort_tile_keys<std::uint64_t, std::uint32_t>(n);
+    INFO("uint64 pairs, n = " << n << ", tile " << tile);
+    CHECK(sort_and_compare(make_keys<std::uint64_t>(n, KeyDistribution::uniform, 29), true) == "");
+    CHECK(sort_and_compare(make_keys<std::uint64_t>(n, KeyDistribution::few, 31), true) == "");
   }
   for (const std::int64_t n : around(sort_tile_keys<float, void>(large))) {
     const std::int64_t tile = sort_tile_keys<float, void>(n);

@@ -14,22 +14,26 @@ namespace scan::ch15 {
 namespace {
 
 /// The block of a pass, measured on an H100 (the lab book's shapes). Pairs
-/// take 384 threads of 24 keys (80 registers a thread, two blocks an SM).
-/// Keys alone have two shapes: 512 threads of 16 keys (64 registers), and
-/// the wide tile, 448 threads of 32 keys (72 registers; ptxas spills about
-/// 100 bytes a thread, and the tile is still the faster one), which spreads
-/// the per-tile work (the block scan over 256 digits, the look-back) over
-/// 14,336 keys instead of 8,192. The wide tile wins once a sort has a few
-/// waves of tiles to run and loses below (wide_tiles_pay() decides). 8-byte
-/// keys take half the keys a thread, so that a tile's keys take as many
-/// bytes. The narrow shapes need about 50 KiB of shared memory a block
-/// (every GPU from Turing on holds one), the wide one about 72 KiB.
+/// take 384 threads of 24 keys (80 registers a thread, two blocks an SM),
+/// keys alone 512 threads of 16 keys (64 registers). Keys alone and pairs
+/// of 8-byte keys also have a wide tile, 448 threads of 32 keys (72
+/// registers; ptxas spills about 100 bytes a thread of the uint32 key sort,
+/// and the tile is still the faster one), which spreads the per-tile work
+/// (the block scan over 256 digits, the look-back) over 14,336 keys
+/// instead of 8,192. The wide tile wins once a sort has a few waves of
+/// tiles to run and loses below (wide_tiles_pay() decides). 8-byte keys
+/// take half the keys a thread, so that a tile's keys take as many bytes.
+/// The narrow shapes need about 50 KiB of shared memory a block (every GPU
+/// from Turing on holds one), the wide one about 72 KiB.
 template <class Key, class Value, bool kWide = false>
 struct PassShape {
   static constexpr bool kPairs = !std::is_void_v<Value>;  ///< keys with values
-  static_assert(!(kPairs && kWide), "pairs have one shape");
-  static constexpr int kThreads = kPairs ? 384 : kWide ? 448 : 512;        ///< threads of a block
-  static constexpr int kItemsOf4Bytes = kPairs ? 24 : kWide ? 32 : 16;     ///< keys a thread, for 4-byte keys
+  /// Whether these keys and values have a wide tile: pairs of 4-byte keys
+  /// have one shape (384 x 24 was the fastest pair shape in the sweep).
+  static constexpr bool kHasWide = !kPairs || sizeof(Key) == 8;
+  static_assert(kHasWide || !kWide, "pairs of 4-byte keys have one shape");
+  static constexpr int kThreads = kWide ? 448 : kPairs ? 384 : 512;        ///< threads of a block
+  static constexpr int kItemsOf4Bytes = kWide ? 32 : kPairs ? 24 : 16;     ///< keys a thread, for 4-byte keys
   static constexpr int kItems = kItemsOf4Bytes / (sizeof(Key) == 8 ? 2 : 1);  ///< keys a thread
   static constexpr int kMinBlocks = 2;                                    ///< blocks an SM that the registers must allow
   static constexpr int kTile = kThreads * kItems;                         ///< keys of a tile
@@ -41,17 +45,17 @@ struct PassShape {
   using Storage = PassStorage<kDigitBits, typename KeyBits<Key>::Bits, Value, kThreads, kItems>;
 };
 
-/// Whether a sort of n keys alone takes the wide tile on the current
-/// device: where the device holds two wide blocks an SM (Hopper and the
+/// Whether a sort of n keys (alone, or 8-byte keys with values) takes the
+/// wide tile on the current device: where the device holds two wide blocks an SM (Hopper and the
 /// A100 do; a T4, with 64 KiB of shared memory a block, or an RTX card,
 /// with 100 KiB an SM, does not) and n fills at least two waves of them.
 /// With fewer tiles than that the last wave leaves SMs idle for longer,
 /// and the narrow tile was the faster one on the H100 (the lab book: 2^22
 /// keys and below). Asked once per device and remembered, like
 /// persistent_blocks(), so that a sort makes no runtime query on its timed path.
-template <int kDigitBits, class Key>
+template <int kDigitBits, class Key, class Value>
 bool wide_tiles_pay(std::int64_t n) {
-  using Wide = PassShape<Key, void, true>;
+  using Wide = PassShape<Key, Value, true>;
   constexpr std::size_t kBytes = sizeof(typename Wide::template Storage<kDigitBits>);
   if (n < 4 * std::int64_t{Wide::kTile}) return false;  // under two waves on any GPU: nothing to ask
   constexpr int kDevices = 64;
@@ -209,8 +213,8 @@ void with_digit_bits(int digit_bits, F&& f) {
 
 template <class Key, class Value>
 std::int64_t sort_tile_keys(std::int64_t n) {
-  if constexpr (std::is_void_v<Value>) {
-    if (wide_tiles_pay<8, Key>(n)) return PassShape<Key, void, true>::kTile;
+  if constexpr (PassShape<Key, Value>::kHasWide) {
+    if (wide_tiles_pay<8, Key, Value>(n)) return PassShape<Key, Value, true>::kTile;
   }
   return PassShape<Key, Value>::kTile;
 }
@@ -231,10 +235,10 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
     throw UsageError("onesweep_sort: n = " + std::to_string(n) + " is outside 0 to 2^32 - 1");
   }
   with_digit_bits<Key, Value>(digit_bits, [&]<int kDigitBits>() {
-    if constexpr (std::is_void_v<Value>) {
-      if (wide_tiles_pay<kDigitBits, Key>(n)) {
-        return sort_with<kDigitBits, Key, Value, PassShape<Key, void, true>>(keys_in, keys_out, values_in, values_out,
-                                                                             n, scratch, scratch_bytes, stream);
+    if constexpr (PassShape<Key, Value>::kHasWide) {
+      if (wide_tiles_pay<kDigitBits, Key, Value>(n)) {
+        return sort_with<kDigitBits, Key, Value, PassShape<Key, Value, true>>(keys_in, keys_out, values_in, values_out,
+                                                                              n, scratch, scratch_bytes, stream);
       }
     }
     sort_with<kDigitBits, Key, Value, PassShape<Key, Value>>(keys_in, keys_out, values_in, values_out, n, scratch,

@@ -26,8 +26,9 @@ constexpr bool digit_bits_supported(int digit_bits) {
 /// Keys in a tile of a digit pass (one block's share) of a sort of n keys
 /// of these keys and values on the current device: where a pass's last
 /// tile turns partial, so where tests probe. Small sorts (n = 0 asks for
-/// them) take one tile; keys alone take a wider one from a few million
-/// keys up where the GPU holds it (radix_sort.cu's PassShape).
+/// them) take one tile; keys alone, and 8-byte keys with values, take a
+/// wider one from a few million keys up where the GPU holds it
+/// (radix_sort.cu's PassShape).
 template <class Key, class Value>
 std::int64_t sort_tile_keys(std::int64_t n = 0);
 

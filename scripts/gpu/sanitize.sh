@@ -80,12 +80,16 @@ if [ -x "$bin/ch15_radix_sort" ]; then
     check "$tool" ch15_radix_sort "${sorts[@]}" --dist few --pairs
   done
   for tool in memcheck racecheck; do check "$tool" ch15_radix_sort --n "$large_n" --reps 0 --no-baselines --type float --pairs; done
-  # Keys alone at LARGE_N take the wide tile on a GPU that holds it (two
-  # blocks of about 72 KiB an SM): every tool once, and the skewed keys.
+  # Keys alone and 8-byte pairs at LARGE_N take the wide tile on a GPU
+  # that holds it (two blocks of about 72 KiB an SM): keys alone under
+  # every tool, the skewed keys and the 8-byte pairs under memcheck and racecheck.
   for tool in memcheck initcheck racecheck synccheck; do
     check "$tool" ch15_radix_sort --n "$large_n" --reps 0 --no-baselines
   done
   check memcheck ch15_radix_sort --n "$large_n" --reps 0 --no-baselines --dist few
+  for tool in memcheck racecheck; do
+    check "$tool" ch15_radix_sort --n "$large_n" --reps 0 --no-baselines --type uint64 --pairs
+  done
 fi
 # Chapter 11's rings for 8-byte types (deterministic and fastest choose them
 # from 2^23 elements on; at N they run the grouped walk per tile).
