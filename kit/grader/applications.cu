@@ -133,37 +133,25 @@ class ApplicationsSubject final : public Subject {
 
   void sanitize(const std::string& item, std::int64_t large_n, CaseLog& log) override {
     if (!same_tile(log)) return;
-    const std::int64_t tile = student_api::tile();
-    std::vector<std::int64_t> sizes = {1, tile + 1, 3 * tile + 5};
-    if (large_n > 0) sizes.push_back(large_n);
-    for (std::int64_t n : sizes) {
-      log.begin(item + ", n = " + std::to_string(n));
-      try {
-        const std::vector<std::uint32_t> in = random_words(n, 5 + n);
-        DeviceBuffer<std::uint32_t> d_in(in), d_out(in.size());
-        DeviceBuffer<unsigned long long> count(1);
-        if (item == "compact") {
-          DeviceBuffer<std::byte> scratch(student_api::scatter_scratch_bytes(n));
-          student_api::select_below(d_in.data(), d_out.data(), n, 0x80000000u, count.data(), scratch.data());
-        } else if (item == "split" || item == "partition") {
-          DeviceBuffer<std::byte> scratch(student_api::scatter_scratch_bytes(n));
-          if (item == "split") {
-            student_api::split_by_bit(d_in.data(), d_out.data(), n, 3, count.data(), scratch.data());
-          } else {
-            student_api::partition_by_bit(d_in.data(), d_out.data(), n, 3, count.data(), scratch.data());
-          }
+    sanitize_cases(log, item, 1, student_api::tile(), large_n, [&](std::int64_t n) {
+      const std::vector<std::uint32_t> in = random_words(n, 5 + n);
+      DeviceBuffer<std::uint32_t> d_in(in), d_out(in.size());
+      DeviceBuffer<unsigned long long> count(1);
+      if (item == "compact") {
+        DeviceBuffer<std::byte> scratch(student_api::scatter_scratch_bytes(n));
+        student_api::select_below(d_in.data(), d_out.data(), n, 0x80000000u, count.data(), scratch.data());
+      } else if (item == "split" || item == "partition") {
+        DeviceBuffer<std::byte> scratch(student_api::scatter_scratch_bytes(n));
+        if (item == "split") {
+          student_api::split_by_bit(d_in.data(), d_out.data(), n, 3, count.data(), scratch.data());
         } else {
-          DeviceBuffer<std::byte> scratch(student_api::sort_scratch_bytes(n));
-          student_api::radix_sort(d_in.data(), n, scratch.data());
+          student_api::partition_by_bit(d_in.data(), d_out.data(), n, 3, count.data(), scratch.data());
         }
-        SCAN_CUDA(cudaDeviceSynchronize());
-        log.pass();
-      } catch (const std::exception& e) {
-        log.fail(e.what());
-        std::fprintf(stderr, "grade: %s\n", e.what());
+      } else {
+        DeviceBuffer<std::byte> scratch(student_api::sort_scratch_bytes(n));
+        student_api::radix_sort(d_in.data(), n, scratch.data());
       }
-    }
-    log.done();
+    });
   }
 
   void past_32_bits(const std::string& item, std::int64_t n, CaseLog& log) override {

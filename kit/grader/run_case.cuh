@@ -9,9 +9,11 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace kit {
 
@@ -40,6 +42,30 @@ bool run_case(CaseLog& log, const std::string& description, bool on_device, Body
     log.fail(e.what());
   }
   return true;
+}
+
+/// The cases compute-sanitizer watches in a subject's sanitize(): `run(n)`
+/// at a small `first` size, one element past a tile, three tiles and five
+/// past, and `large_n` when it is above 0, each logged as the case "ITEM,
+/// n = N". A case passes when `run` returns and the device synchronizes;
+/// what it throws fails it (and is printed, for the sanitizer's log).
+template <class Run>
+void sanitize_cases(CaseLog& log, const std::string& item, std::int64_t first, std::int64_t tile,
+                    std::int64_t large_n, Run&& run) {
+  std::vector<std::int64_t> sizes = {first, tile + 1, 3 * tile + 5};
+  if (large_n > 0) sizes.push_back(large_n);
+  for (const std::int64_t n : sizes) {
+    log.begin(item + ", n = " + std::to_string(n));
+    try {
+      run(n);
+      SCAN_CUDA(cudaDeviceSynchronize());
+      log.pass();
+    } catch (const std::exception& e) {
+      log.fail(e.what());
+      std::fprintf(stderr, "grade: %s\n", e.what());
+    }
+  }
+  log.done();
 }
 
 /// Why a case of `host_bytes` of host memory and `device_bytes` of GPU

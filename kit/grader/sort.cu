@@ -248,33 +248,22 @@ class SortSubject final : public Subject {
     const bool pairs = item == "pairs";
     const std::int64_t tile = pairs ? ch15::sort_tile_keys<std::uint32_t, std::uint32_t>()
                                     : ch15::sort_tile_keys<std::uint32_t, void>();
-    std::vector<std::int64_t> sizes = {2, tile + 1, 3 * tile + 5};
-    if (large_n > 0) sizes.push_back(large_n);
-    for (std::int64_t n : sizes) {
-      log.begin(item + ", n = " + std::to_string(n));
-      try {
-        const std::vector<std::uint32_t> keys = make_keys<std::uint32_t>(n, Keys::random, 5 + n);
-        DeviceBuffer<std::uint32_t> keys_in(keys), keys_out(keys.size());
-        if (pairs) {
-          DeviceBuffer<std::uint32_t> values_in(keys), values_out(keys.size());
-          const std::size_t bytes = ch15::sort_scratch_bytes<std::uint32_t, std::uint32_t>(n, 8);
-          DeviceBuffer<std::byte> scratch(bytes);
-          ch15::onesweep_sort<std::uint32_t, std::uint32_t>(keys_in.data(), keys_out.data(), values_in.data(),
-                                                            values_out.data(), n, 8, scratch.data(), bytes);
-        } else {
-          const std::size_t bytes = ch15::sort_scratch_bytes<std::uint32_t, void>(n, 8);
-          DeviceBuffer<std::byte> scratch(bytes);
-          ch15::onesweep_sort<std::uint32_t, void>(keys_in.data(), keys_out.data(), nullptr, nullptr, n, 8,
-                                                   scratch.data(), bytes);
-        }
-        SCAN_CUDA(cudaDeviceSynchronize());
-        log.pass();
-      } catch (const std::exception& e) {
-        log.fail(e.what());
-        std::fprintf(stderr, "grade: %s\n", e.what());
+    sanitize_cases(log, item, 2, tile, large_n, [&](std::int64_t n) {
+      const std::vector<std::uint32_t> keys = make_keys<std::uint32_t>(n, Keys::random, 5 + n);
+      DeviceBuffer<std::uint32_t> keys_in(keys), keys_out(keys.size());
+      if (pairs) {
+        DeviceBuffer<std::uint32_t> values_in(keys), values_out(keys.size());
+        const std::size_t bytes = ch15::sort_scratch_bytes<std::uint32_t, std::uint32_t>(n, 8);
+        DeviceBuffer<std::byte> scratch(bytes);
+        ch15::onesweep_sort<std::uint32_t, std::uint32_t>(keys_in.data(), keys_out.data(), values_in.data(),
+                                                          values_out.data(), n, 8, scratch.data(), bytes);
+      } else {
+        const std::size_t bytes = ch15::sort_scratch_bytes<std::uint32_t, void>(n, 8);
+        DeviceBuffer<std::byte> scratch(bytes);
+        ch15::onesweep_sort<std::uint32_t, void>(keys_in.data(), keys_out.data(), nullptr, nullptr, n, 8,
+                                                 scratch.data(), bytes);
       }
-    }
-    log.done();
+    });
   }
 
   void past_32_bits(const std::string& item, std::int64_t n, CaseLog& log) override {
