@@ -46,20 +46,22 @@ struct PassShape {
 };
 
 /// Whether a sort of n keys (alone, or 8-byte keys with values) takes the
-/// wide tile on the current device: where the device holds two wide blocks an SM (Hopper and the
-/// A100 do; a T4, with 64 KiB of shared memory a block, or an RTX card,
-/// with 100 KiB an SM, does not) and n fills at least two waves of them.
-/// With fewer tiles than that the last wave leaves SMs idle for longer,
-/// and the narrow tile was the faster one on the H100 (the lab book: 2^22
-/// keys and below). Asked once per device and remembered, like
-/// persistent_blocks(), so that a sort makes no runtime query on its timed path.
+/// wide tile on the current device: where the device holds two wide
+/// blocks an SM (Hopper and the A100 do; a T4, with 64 KiB of shared
+/// memory a block, or an RTX card, with 100 KiB an SM, does not) and n
+/// fills at least two waves of them. With fewer tiles than that the last
+/// wave leaves SMs idle for longer, and the narrow tile was the faster one
+/// on the H100 (the lab book: 2^22 keys and below). Asked once per device
+/// and remembered, like persistent_blocks(), so that a sort makes no
+/// runtime query on its timed path.
 template <int kDigitBits, class Key, class Value>
 bool wide_tiles_pay(std::int64_t n) {
   using Wide = PassShape<Key, Value, true>;
   constexpr std::size_t kBytes = sizeof(typename Wide::template Storage<kDigitBits>);
   if (n < 4 * std::int64_t{Wide::kTile}) return false;  // under two waves on any GPU: nothing to ask
   constexpr int kDevices = 64;
-  static std::atomic<std::int64_t> remembered[kDevices];  // per device: the fewest keys that take it, + 1; 0 until asked
+  // Per device: the fewest keys that take the wide tile, plus 1; 0 until asked.
+  static std::atomic<std::int64_t> remembered[kDevices];
   int device = 0;
   SCAN_CUDA(cudaGetDevice(&device));
   const bool kept = device >= 0 && device < kDevices;
