@@ -42,8 +42,8 @@ TunedOn tuned_on_current_device();
 template <class T, class F>
 bool plain_look_back_if_faster(std::int64_t n, F&& f) {
   if constexpr (sizeof(T) == 8) {
-    if (n < (std::int64_t{1} << 23) || tuned_on_current_device() == TunedOn::h200) {
-      f.template operator()<kTuned>();  // per tile, 16-byte states: on the H200 no ring beats it
+    if (n < (std::int64_t{1} << 23)) {
+      f.template operator()<kTuned>();  // per tile, 16-byte states
       return true;
     }
   } else if (n < (std::int64_t{1} << 21)) {
@@ -64,14 +64,16 @@ bool plain_look_back_if_faster(std::int64_t n, F&& f) {
 struct Deterministic {
   // [deterministic]
   /// Runs `f.template operator()<Recipe>()` with this GPU's recipe for n
-  /// elements of T combined by Op. Every branch runs the grouped look-back
-  /// but the first, for integers alone.
+  /// elements of T combined by Op, `seeded` if a seed comes before the
+  /// array. Every branch runs the grouped look-back but the first, for
+  /// integers alone.
   template <class T, class Op, class F>
-  static void dispatch(std::int64_t n, F&& f) {
+  static void dispatch(std::int64_t n, bool seeded, F&& f) {
     // Integers add exactly, in any order: every recipe is reproducible
-    // for them, so they take the fastest one.
+    // for them, so they take the fastest one (chapter 10's look-back
+    // takes no seed: a seeded scan keeps the grouped walk).
     if constexpr (std::is_integral_v<T>) {
-      if (plain_look_back_if_faster<T>(n, f)) return;
+      if (!seeded && plain_look_back_if_faster<T>(n, f)) return;
     }
     const bool h200 = tuned_on_current_device() == TunedOn::h200;
     if (n * static_cast<std::int64_t>(sizeof(T)) < kGroupedPerTileBelowBytes) {
@@ -83,7 +85,7 @@ struct Deterministic {
       }
     } else if constexpr (sizeof(T) == 8) {
       if (h200) {
-        f.template operator()<kOverlappedAhead>();  // overlapped's ring, the input 2 MiB ahead in L2
+        f.template operator()<kWideDeterministicH200>();  // the same, two groups per trip
       } else {
         f.template operator()<kWideDeterministic>();  // overlapped's stage bytes, the input 2 MiB ahead in L2
       }
@@ -104,15 +106,23 @@ struct Deterministic {
                 "fastest's recipe";
     return v;  // takes a seed: every recipe dispatch() runs does
   }
-  /// The scratch memory run() takes: that of the recipe chosen for n.
+  /// The scratch memory run() takes: room for the recipe chosen for n,
+  /// seeded or not (they may differ for integers).
   template <class T, class Op>
   static void reserve(Workspace& workspace, std::int64_t n, int block) {
-    dispatch<T, Op>(n, [&]<Recipe R>() { CopyCeiling<R>::template reserve<T, Op>(workspace, n, block); });
+    std::size_t bytes = 0;
+    for (const bool seeded : {false, true}) {
+      Workspace measuring;
+      dispatch<T, Op>(n, seeded,
+                      [&]<Recipe R>() { CopyCeiling<R>::template reserve<T, Op>(measuring, n, block); });
+      bytes = std::max(bytes, measuring.used());
+    }
+    (void)workspace.take<std::byte>(bytes);
   }
   /// Scans r.in into r.out on r.stream with the recipe chosen for r.n.
   template <class T, class Op>
   static void run(const ScanRequest<T>& r, Op op) {
-    dispatch<T, Op>(r.n, [&]<Recipe R>() { CopyCeiling<R>::template run<T, Op>(r, op); });
+    dispatch<T, Op>(r.n, r.seed != nullptr, [&]<Recipe R>() { CopyCeiling<R>::template run<T, Op>(r, op); });
   }
 };
 
@@ -126,7 +136,7 @@ struct Fastest {
   /// sums vary), deterministic's recipe elsewhere.
   template <class T, class Op, class F>
   static void dispatch(std::int64_t n, F&& f) {
-    if (!plain_look_back_if_faster<T>(n, f)) Deterministic::dispatch<T, Op>(n, f);
+    if (!plain_look_back_if_faster<T>(n, f)) Deterministic::dispatch<T, Op>(n, /*seeded=*/false, f);
   }
   // [fastest]
   /// Name, summary and limits, for the registry.
@@ -134,10 +144,10 @@ struct Fastest {
     VariantInfo v;
     v.name = "fastest";
     v.summary = "the fastest recipe measured for the size and type: tuned below 2^21 elements (8-byte types: "
-                "below 2^23, and on an H200), one wave of 256x32 tiles below 2^23, deterministic above";
+                "below 2^23), one wave of 256x32 tiles below 2^23, deterministic above";
     v.block = kDeterministic.threads;
     v.items_per_thread = kDeterministic.items;
-    v.float_order_varies = true;  // below 2^23 elements, and 8-byte types on an H200
+    v.float_order_varies = true;  // below 2^23 elements
     return v;
   }
   /// The scratch memory run() takes: that of the recipe chosen for n.

@@ -85,10 +85,23 @@ void add_sweep_points(std::vector<Variant>& v) {
   // The grouped walk in chapter 10's kernel (one block per tile): tuned's
   // and one-wave's shapes, for inputs of a few waves (kGroupedPerTile is
   // one-wave's shape with four groups per trip).
-  add_sweep<SweepCombos, grouped(wide(4, ahead(kTileAhead, per_tile(128, 32, Io::warp, kSettle)))),
-            grouped(wide(4, per_tile(128, 32, Io::warp, kSettle))), grouped(wide(4, per_tile(128, 32, Io::warp, kSpin))),
-            kGroupedPerTile, grouped(wide(2, per_tile(128, 16, Io::warp, kSpin))),
-            grouped(per_tile(256, 32, Io::warp, kSpin))>(v);
+  add_sweep<SumCombos, grouped(wide(4, ahead(kTileAhead, per_tile(128, 32, Io::warp, kSettle))))>(v);
+  add_sweep<SweepCombos, grouped(wide(4, per_tile(128, 32, Io::warp, kSettle))),
+            grouped(wide(4, per_tile(128, 32, Io::warp, kSpin))), grouped(wide(4, per_tile(256, 32, Io::warp, kSpin))),
+            grouped(wide(2, per_tile(128, 16, Io::warp, kSpin))), grouped(per_tile(256, 32, Io::warp, kSpin))>(v);
+  // One wave of 256 x 32 tiles is four blocks an SM only at 64 registers a
+  // thread: the grouped walk, and chapter 10's walk over wider windows,
+  // with the registers capped for four blocks.
+  add_sweep<SweepCombos, kGroupedPerTile, grouped(wide(2, per_tile(256, 32, Io::warp, kSpin, 4))),
+            wide(2, per_tile(256, 32, Io::warp, kSpin, 4)), wide(4, per_tile(256, 32, Io::warp, kSpin, 4))>(v);
+  // 8-byte types on the H200: a ring of tiles twice overlapped's bytes,
+  // 128 x 18 with a settle before the look-back, and with two groups per
+  // trip (the H200's recipe, kWideDeterministicH200).
+  add_sweep<WideSumCombos, ahead(kRingAhead, refill_in_look_back(wide(4, bulk(256, 18, 3, kSpin, Walk::grouped)))),
+            ahead(kRingAhead, refill_in_look_back(wide(4, bulk(128, 18, 3, kSettle500, Walk::grouped)))),
+            ahead(kRingAhead, refill_in_look_back(wide(4, bulk(128, 18, 3, kSettle1000, Walk::grouped)))),
+            ahead(kRingAhead, refill_in_look_back(wide(4, bulk(128, 36, 3, kSettle1000, Walk::grouped)))),
+            kWideDeterministicH200>(v);
   // 8-byte types in overlapped's shape: tiles of an odd number of 16-byte
   // vectors (9 of two elements: 128 x 18, a stage of 18 KiB as overlapped's
   // 128 x 36 of 4-byte types), the ring refilled while warp 0 looks back,
@@ -99,7 +112,8 @@ void add_sweep_points(std::vector<Variant>& v) {
             refill_in_look_back(wide(4, bulk(128, 14, 4, kSpin, Walk::grouped))),
             kWideDeterministic>(v);
   // Overlapped's recipe with the prefetch into L2 of deterministic's, for
-  // every type and operator (deterministic's 8-byte recipe on the H200).
+  // every type and operator (until kWideDeterministicH200, deterministic's
+  // 8-byte recipe on the H200).
   add_variants<kOverlappedAhead>(v);
 }
 
