@@ -848,8 +848,8 @@ def ch11_remeasured():
             text += ("; the library itself moved as much between the two runs: "
                      + ", ".join(f"{v.split(' ')[0]} {t} {pct(x)}" for (v, t), x in sorted(libs)))
         out.append(text)
-    return prose("Re-measured on step 7's code: " + "; ".join(out) + ". Step 7 changed the recipe `deterministic` runs "
-                 "for 8-byte types on both GPUs, and `fastest`'s for them on the H100; the tables before are "
+    return prose("Re-measured on step 7's code: " + "; ".join(out) + ". Step 7 changed the recipes `deterministic` and "
+                 "`fastest` run for 8-byte types (on the H200 `fastest` ran `tuned` before); the tables before are "
                  "kept with their commit in the file name.")
 
 
@@ -1311,12 +1311,12 @@ def ch14_shard_scan():
     h100 = (step("h100", "deterministic"), step("h100", "fastest"))
     h200 = (step("h200", "deterministic"), step("h200", "fastest"))
     return prose(
-        "Every recipe chapter 11's `deterministic` runs takes a seed (its grouped walk per tile for small "
-        "shards too), so 8-byte types scan their shards with it. At $2^{27}$ int64 it takes "
-        f"{h100[0]:.4g} ms against {h100[1]:.4g} ms for `fastest` on an H100, where `fastest` runs the same "
-        f"ring (`docs/results/ch11-steps-h100.csv`), and {h200[0]:.4g} ms against {h200[1]:.4g} ms on an H200, "
-        "where `fastest` runs a per-tile kernel whose float sums vary (`docs/results/ch11-steps-h200.csv`). "
-        "The tables below are for int32.")
+        "A seeded scan of chapter 11's `deterministic` always runs a grouped recipe (integers take "
+        "`fastest`'s per-tile recipes only unseeded; small shards get the grouped walk per tile), so shards of "
+        "every type scan with it. At $2^{27}$ int64 it takes "
+        f"{h100[0]:.4g} ms against {h100[1]:.4g} ms for `fastest` on an H100 and {h200[0]:.4g} ms against "
+        f"{h200[1]:.4g} ms on an H200, where from $2^{{23}}$ 8-byte elements on `fastest` runs the same ring "
+        "(`docs/results/ch11-steps-h100.csv`, `ch11-steps-h200.csv`). The tables below are for int32.")
 
 
 # The all-gather's latency in chapter 14's model (assumption A2): NCCL

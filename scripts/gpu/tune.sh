@@ -5,7 +5,8 @@
 #   scripts/gpu/tune.sh BIN_DIR OUT_DIR TAG [PARTS]
 # PARTS: any of wide,affine,small,ch12,pertile,final (default all but final).
 #   wide    deterministic 8-byte sums at 2^28 and 2^27: the variants and the
-#           sweep points in overlapped's shape for 8-byte types
+#           sweep points in overlapped's shape for 8-byte types (four and two
+#           groups per trip)
 #   affine  the affine operator at 2^28 in every grouped recipe, with the int32 sum
 #   small   grouped (deterministic) recipes at n = 2^16 ... 2^30, int32 (three
 #           runs) and float (one)
@@ -38,6 +39,7 @@ if want wide; then
   wide+=,bulk-128x14-s4-refill-in-look-back-grouped-wide4-spin
   wide+=,bulk-128x18-s3-refill-in-look-back-grouped-wide4-spin-ahead2M
   wide+=,bulk-128x36-s3-refill-in-look-back-grouped-wide4-spin-ahead2M
+  wide+=,bulk-128x18-s3-refill-in-look-back-grouped-wide2-spin-ahead2M
   {
     header=1
     for n in 256M 128M; do
