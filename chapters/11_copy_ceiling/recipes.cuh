@@ -235,7 +235,7 @@ inline constexpr Recipe kOverlappedAhead =
 inline constexpr Recipe kWideDeterministic =
     ahead(kRingAhead, refill_in_look_back(wide(4, bulk(128, 18, 3, ch10::kSpin, Walk::grouped))));
 /// The same for 8-byte types on the H200, loading two groups per trip
-/// instead of four: 92% of the copy there at 2^28 elements, against 84%
+/// instead of four: 92% of the copy there at 2^28 elements, against 84-85%
 /// with four (and 91% for `tuned`, which is not reproducible).
 inline constexpr Recipe kWideDeterministicH200 =
     ahead(kRingAhead, refill_in_look_back(wide(2, bulk(128, 18, 3, ch10::kSpin, Walk::grouped))));

@@ -849,7 +849,7 @@ def ch11_remeasured():
                      + ", ".join(f"{v.split(' ')[0]} {t} {pct(x)}" for (v, t), x in sorted(libs)))
         out.append(text)
     return prose("Re-measured on step 7's code: " + "; ".join(out) + ". Step 7 changed the recipes `deterministic` and "
-                 "`fastest` run for 8-byte types (on the H200 `fastest` ran `tuned` before); the tables before are "
+                 "`fastest` run for 8-byte types (`fastest` ran `tuned` for them before, on both GPUs); the tables before are "
                  "kept with their commit in the file name.")
 
 
