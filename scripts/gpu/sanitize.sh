@@ -92,10 +92,19 @@ if [ -x "$bin/ch15_radix_sort" ]; then
   done
 fi
 # Chapter 11's rings for 8-byte types (deterministic and fastest choose them
-# from 2^23 elements on; at N they run the grouped walk per tile).
+# from 2^23 elements on; at N they run the grouped walk per tile). And the
+# grouped walk per tile for 4-byte types: deterministic runs it for floats
+# below 32 MiB, where the int32 runs above take chapter 10's look-back.
 if [ -x "$bin/ch11_copy_ceiling" ]; then
   for tool in memcheck racecheck; do
     check "$tool" ch11_copy_ceiling --n "$large_n" --reps 0 --no-baselines --variant deterministic,fastest --type double
+  done
+  for tool in memcheck initcheck racecheck synccheck; do
+    check "$tool" ch11_copy_ceiling --n "$n" --reps 0 --no-baselines --variant deterministic --type float
+  done
+  # 2^20 + 3 floats: 129 tiles of 256 x 32, five groups, so the walk crosses groups.
+  for tool in memcheck racecheck; do
+    check "$tool" ch11_copy_ceiling --n 1048579 --reps 0 --no-baselines --variant deterministic --type float
   done
 fi
 # The demo's kernels have a barrier missing: racecheck must say so, with
