@@ -103,7 +103,7 @@ struct Deterministic {
     VariantInfo v = CopyCeiling<kDeterministic>::info();
     v.summary = "reproducible float sums: the grouped look-back in the recipe measured fastest on this GPU "
                 "for the size, type and operator (the chapter's table); integers, exact in any order, take "
-                "fastest's recipe";
+                "fastest's recipe unless seeded";
     return v;  // takes a seed: every recipe dispatch() runs does
   }
   /// The scratch memory run() takes: room for the recipe chosen for n,
