@@ -80,8 +80,10 @@ struct Deterministic {
       // A few waves of tiles: too few per block to fill a ring.
       if constexpr (sizeof(T) == 8) {
         f.template operator()<kGroupedPerTileWide>();
+      } else if (h200) {
+        f.template operator()<kGroupedPerTileH200>();  // four groups per trip
       } else {
-        f.template operator()<kGroupedPerTile>();
+        f.template operator()<kGroupedPerTile>();  // two groups per trip
       }
     } else if constexpr (sizeof(T) == 8) {
       if (h200) {

@@ -216,54 +216,109 @@ struct GroupedWalk {
     return __shfl_sync(kFullMask, ch06::warp_inclusive_scan(value, op), 31);
   }
 
+  /// The nearest of the first `limit` groups loaded (`statuses` of each,
+  /// lane l for the group's tile l) whose last tile has published its group
+  /// prefix; `limit` if none has. The same in every lane.
+  __device__ __forceinline__ static int nearest_published(const Status (&statuses)[Batch], int limit) {
+    int nearest = limit;
+#pragma unroll
+    for (int b = Batch - 1; b >= 0; --b) {
+      const bool published = __ballot_sync(kFullMask, statuses[b] == Status::prefix) >> 31;  // lane 31's
+      if (b < limit && published) nearest = b;
+    }
+    return nearest;
+  }
+
   /// \f$ G_{g-1} \f$ for the group that starts at tile `first`;
   /// \f$ G_{-1} \f$ is `seed`, what comes before the whole array.
+  ///
+  /// Each trip loads `Batch` groups. The groups of a trip nearer than the
+  /// nearest published group prefix do not depend on each other, so their
+  /// empty states are waited for together and their totals are scanned
+  /// side by side: each with group_total()'s tree, so with the same bits,
+  /// but in about the time of one scan instead of `Batch` in a row.
   template <class T, class Op, class State>
   __device__ static T group_prefix_before(const State& state, unsigned first, Op op, BackOff wait, T seed) {
-    constexpr int kBatch = Batch;  // groups loaded per trip to memory, as in look_back_wide()
     const int lane = threadIdx.x % kWarpSize;
     T running = seed;
     // Walk back to a group whose prefix is published (or past group 0),
     // keeping the totals of the groups passed: lane c holds the c-th
     // nearest (for the first 32; farther ones are loaded again below).
-    unsigned from = first;
+    unsigned from = first;  // the first tile of the nearest group not yet walked
     bool found = false;
     int walked = 0;
     T totals = running;
     while (from != 0 && !found) {
-      T values[kBatch];
-      Status statuses[kBatch];
+      const int in_reach = min(Batch, static_cast<int>(from / kWarpSize));  // groups left down to group 0
+      T values[Batch];
+      Status statuses[Batch];
 #pragma unroll
-      for (int b = 0; b < kBatch; ++b) {
-        const long long group = static_cast<long long>(from) - (b + 1) * kWarpSize;
-        statuses[b] = group >= 0 ? state.load(static_cast<unsigned>(group) + lane, values[b]) : Status::prefix;
+      for (int b = 0; b < Batch; ++b) {  // group b of the trip starts (b + 1) * 32 tiles before `from`
+        values[b] = Op::template identity<T>();
+        statuses[b] = b < in_reach ? state.load(from - (b + 1) * kWarpSize + lane, values[b]) : Status::prefix;
       }
+      // The groups before the nearest published prefix need every state.
+      // A published group prefix means that every tile before it has
+      // published too, so none of these waits can stall on a tile that has
+      // not started.
+      int stop = nearest_published(statuses, in_reach);
+      unsigned nap_ns = wait.first_nap_ns;
+      for (;;) {
+        bool empty = false;
 #pragma unroll
-      for (int b = 0; b < kBatch; ++b) {
-        if (from == 0 || found) break;
-        from -= kWarpSize;
-        const T total = group_total<T>(state, from, statuses[b], values[b], op, wait, found);
-        if (found) {
-          running = total;
-        } else {
-          if (lane == walked) totals = total;
-          ++walked;
+        for (int b = 0; b < Batch; ++b) empty |= b < stop && statuses[b] == Status::empty;
+        if (!__any_sync(kFullMask, empty)) break;
+        wait.nap(nap_ns);
+#pragma unroll
+        for (int b = 0; b < Batch; ++b) {
+          if (b < stop && statuses[b] == Status::empty) {
+            statuses[b] = state.load(from - (b + 1) * kWarpSize + lane, values[b]);
+          }
         }
       }
-    }
-    // Chain the totals forwards from there, as each group's last tile does.
-    unsigned group = found ? from + kWarpSize : from;
-    for (int c = walked - 1; group < first; group += kWarpSize, --c) {
-      if (c < kWarpSize) {
-        running = op(running, __shfl_sync(kFullMask, totals, c));
-      } else {
-        T value;
-        const Status s = state.load(group + lane, value);
-        bool published = false;
-        const T total = group_total<T>(state, group, s, value, op, wait, published);
-        running = published ? total : op(running, total);
+      stop = nearest_published(statuses, stop);  // a last tile may have published while we waited
+      found = stop < in_reach;
+#pragma unroll
+      for (int b = 0; b < Batch; ++b) {
+        if (found && b == stop) running = __shfl_sync(kFullMask, values[b], 31);  // G_h itself
       }
+      if (stop > 0) {  // (a walk that finds the previous group's prefix at once scans nothing)
+        // The totals of the groups before `stop`, S_h(31): independent warp
+        // scans, which the compiler interleaves.
+#pragma unroll
+        for (int b = 0; b < Batch; ++b) values[b] = ch06::warp_inclusive_scan(values[b], op);
+#pragma unroll
+        for (int b = 0; b < Batch; ++b) {
+          const T total = __shfl_sync(kFullMask, values[b], 31);
+          if (b < stop) {
+            if (lane == walked) totals = total;
+            ++walked;
+          }
+        }
+      }
+      from -= (found ? stop + 1 : in_reach) * kWarpSize;
     }
+    // Chain the totals forwards from there, farthest first, as each group's
+    // last tile does. Beyond 32 groups, each is loaded again.
+    unsigned group = found ? from + kWarpSize : from;
+    for (int c = walked - 1; c >= kWarpSize; --c, group += kWarpSize) {
+      T value = Op::template identity<T>();
+      const Status s = state.load(group + lane, value);
+      bool published = false;
+      const T total = group_total<T>(state, group, s, value, op, wait, published);
+      running = published ? total : op(running, total);
+    }
+    // The nearest 32 at most, in lanes c = walked - 1 down to 0. The
+    // shuffles do not depend on the chain, so eight are issued at a time.
+    int c = min(walked, kWarpSize) - 1;
+    for (; c >= 7; c -= 8) {
+      T near[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k) near[k] = __shfl_sync(kFullMask, totals, c - k);
+#pragma unroll
+      for (int k = 0; k < 8; ++k) running = op(running, near[k]);
+    }
+    for (; c >= 0; --c) running = op(running, __shfl_sync(kFullMask, totals, c));
     return running;
   }
 
@@ -330,6 +385,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
                           BackOff wait, Op op, const T* seed) {
   __shared__ typename Io::template Storage<T, Threads, Items> storage;
   __shared__ T tile_prefix;
+  __shared__ T parked[Items][kWarpSize];  // warp 0's items during the walk
   constexpr int kTile = Threads * Items;
   const unsigned tile = ch09::take_ticket(ticket);
   const TileSpan span = tile_span(tile, kTile, n);
@@ -343,6 +399,11 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 
   if (threadIdx.x < kWarpSize) {
     if (threadIdx.x == 0) state.publish(tile, Status::aggregate, aggregate);  // early: the group needs it
+    // Warp 0's items wait in shared memory while it walks, so that the
+    // walk's loads have the registers (each lane parks and takes back its
+    // own: no barrier needed).
+#pragma unroll
+    for (int i = 0; i < Items; ++i) parked[i][threadIdx.x] = items[i];
     wait.settle(tile);
     const T first = seed != nullptr ? *seed : Op::template identity<T>();  // what comes before tile 0
     const Resolved<T> r = GroupedWalk<Groups>::template resolve<T>(state, tile, aggregate, op, wait, first);
@@ -350,6 +411,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       if (r.publish) state.publish(tile, Status::prefix, r.inclusive);  // a group prefix
       tile_prefix = r.exclusive;
     }
+#pragma unroll
+    for (int i = 0; i < Items; ++i) items[i] = parked[i][threadIdx.x];
   }
   __syncthreads();
 

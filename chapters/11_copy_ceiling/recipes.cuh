@@ -197,6 +197,9 @@ void add_sweep_points(std::vector<Variant>& variants);
 inline constexpr BackOff kSettle500{500, 640, 640, 0};
 /// A settle of 1000 ns: `bulk` and `lookback-warp` take it, and sweep points.
 inline constexpr BackOff kSettle1000{1000, 640, 640, 0};
+/// No settle, and naps of 100 ns (doubling up to 800) after a look that
+/// found a tile empty, instead of looking again at once: sweep points'.
+inline constexpr BackOff kNap100{0, 100, 800, 0};
 
 // [recipes]
 /// Bytes of input a per-tile block prefetches ahead of its tile: 4 MiB, the
@@ -243,9 +246,12 @@ inline constexpr Recipe kWideDeterministicH200 =
 /// inputs of a few waves of tiles: a persistent block would hold only a
 /// tile or two, and its ring never fills. One-wave's shape, 256 x 32, with
 /// the registers capped at 64 a thread so that four blocks fit an SM, as
-/// one-wave's do (the walk alone would take 72, and three blocks). The cap
-/// did not change its time at 2^22 on either GPU measured.
-inline constexpr Recipe kGroupedPerTile = grouped(wide(4, per_tile(256, 32, Io::warp, ch10::kSpin, 4)));
+/// one-wave's do, and two groups per trip: on the H100 at 2^22 elements,
+/// 1.01x CUB against 0.99x with four (the lab book has the sweep).
+inline constexpr Recipe kGroupedPerTile = grouped(wide(2, per_tile(256, 32, Io::warp, ch10::kSpin, 4)));
+/// The same with four groups per trip, the H200's: 1.02x CUB there at
+/// 2^22 elements, against 1.015x with two.
+inline constexpr Recipe kGroupedPerTileH200 = grouped(wide(4, per_tile(256, 32, Io::warp, ch10::kSpin, 4)));
 /// The same for 8-byte types, in tiles of the same bytes (128 x 32: a
 /// tile of 256 x 32 would need 64 KiB of static shared memory, 48 KiB is
 /// the limit).

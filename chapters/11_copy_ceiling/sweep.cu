@@ -83,17 +83,28 @@ void add_sweep_points(std::vector<Variant>& v) {
             lookback_warp(128, 16, 4, kSpin, Walk::any_prefix, StateKind::split),
             wide(4, bulk(128, 16, 4, kSpin, Walk::grouped)), wide(4, bulk(128, 16, 3, kSpin, Walk::grouped))>(v);
   // The grouped walk in chapter 10's kernel (one block per tile): tuned's
-  // and one-wave's shapes, for inputs of a few waves (kGroupedPerTile is
-  // one-wave's shape with four groups per trip).
+  // and one-wave's shapes, for inputs of a few waves.
   add_sweep<SumCombos, grouped(wide(4, ahead(kTileAhead, per_tile(128, 32, Io::warp, kSettle))))>(v);
   add_sweep<SweepCombos, grouped(wide(4, per_tile(128, 32, Io::warp, kSettle))),
             grouped(wide(4, per_tile(128, 32, Io::warp, kSpin))), grouped(wide(4, per_tile(256, 32, Io::warp, kSpin))),
             grouped(wide(2, per_tile(128, 16, Io::warp, kSpin))), grouped(per_tile(256, 32, Io::warp, kSpin))>(v);
+  // The same for 8-byte types (kGroupedPerTileWide reads four groups per
+  // trip): eight, two and one, and two with short naps between looks.
+  add_sweep<WideSumCombos, grouped(wide(8, per_tile(128, 32, Io::warp, kSpin))),
+            grouped(wide(2, per_tile(128, 32, Io::warp, kSpin))), grouped(per_tile(128, 32, Io::warp, kSpin)),
+            grouped(wide(2, per_tile(128, 32, Io::warp, kNap100)))>(v);
   // One wave of 256 x 32 tiles is four blocks an SM only at 64 registers a
-  // thread: the grouped walk, and chapter 10's walk over wider windows,
-  // with the registers capped for four blocks.
-  add_sweep<SweepCombos, kGroupedPerTile, grouped(wide(2, per_tile(256, 32, Io::warp, kSpin, 4))),
-            wide(2, per_tile(256, 32, Io::warp, kSpin, 4)), wide(4, per_tile(256, 32, Io::warp, kSpin, 4))>(v);
+  // thread: the grouped walk with 1, 2 (kGroupedPerTile), 3, 4
+  // (kGroupedPerTileH200), 8 and 16 groups per trip, and with short naps;
+  // and chapter 10's walk over wider windows, with the registers capped for
+  // four blocks.
+  add_sweep<SweepCombos, kGroupedPerTile, kGroupedPerTileH200, grouped(per_tile(256, 32, Io::warp, kSpin, 4)),
+            grouped(wide(3, per_tile(256, 32, Io::warp, kSpin, 4))),
+            grouped(wide(8, per_tile(256, 32, Io::warp, kSpin, 4))),
+            grouped(wide(16, per_tile(256, 32, Io::warp, kSpin, 4))),
+            grouped(wide(2, per_tile(256, 32, Io::warp, kNap100, 4))),
+            grouped(wide(4, per_tile(256, 32, Io::warp, kNap100, 4))), wide(2, per_tile(256, 32, Io::warp, kSpin, 4)),
+            wide(4, per_tile(256, 32, Io::warp, kSpin, 4))>(v);
   // 8-byte types on the H200: a ring of tiles twice overlapped's bytes,
   // 128 x 18 with a settle before the look-back, and with two groups per
   // trip (the H200's recipe, kWideDeterministicH200).

@@ -3,7 +3,8 @@
 # machine, into OUT (CSV files; TAG names the GPU: h100, h200). Each run
 # times CUB and the copy in the same process as the candidates.
 #   scripts/gpu/tune.sh BIN_DIR OUT_DIR TAG [PARTS]
-# PARTS: any of wide,affine,small,ch12,pertile,final (default all but final).
+# PARTS: any of wide,affine,small,ch12,pertile,final,final-ch12 (default all but
+# the two final parts).
 #   wide    deterministic 8-byte sums at 2^28 and 2^27: the variants and the
 #           sweep points in overlapped's shape for 8-byte types (four and two
 #           groups per trip)
@@ -13,10 +14,11 @@
 #   pertile the grouped walk in chapter 10's kernel (one block per tile) at
 #           n = 2^16 ... 2^26, int32 (three runs) and float (one); overlapped
 #           with the prefetch of deterministic at 2^28, int32 and affine
-#   final   the issue's four checks on the final code, five runs each: deterministic,
-#           fastest and tuned for int64 and double at 2^28; deterministic for the
-#           int32 sum and the affine operator at 2^28; chapter 12's bulk and direct at
-#           the six segment lengths
+#   final   the issue's checks of chapter 11 on the final code, five runs each:
+#           deterministic, fastest and tuned for int64 and double at 2^28;
+#           deterministic for the int32 sum and the affine operator at 2^28
+#   final-ch12  the same for chapter 12: bulk and direct at the six segment
+#           lengths, five runs each
 #   ch12    chapter 12's bulk variant and its refill-in-look-back sweep points at
 #           the six mean segment lengths of the chapter's table
 set -uo pipefail
@@ -131,6 +133,8 @@ if want final; then
     done
   } > "$out/issue30-affine-$tag.csv" 2>> "$out/tune.err"
   log "final affine exit $?"
+fi
+if want final-ch12; then
   {
     header=1
     for run in 1 2 3 4 5; do
