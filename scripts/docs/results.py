@@ -656,7 +656,7 @@ def issue30_checks(tag):
         ratios.append(float(here[("affine", "deterministic")]["gbps"]) / float(here[("add", "deterministic")]["gbps"]))
     out.append("| `deterministic` affine over the int32 sum, $2^{28}$: bandwidth | "
                f"{span(ratios, pct)} | 95% |")
-    ch12, _ = read_csv(ch12_path)
+    ch12, ch12_meta = read_csv(ch12_path)
     cases = sorted({(r["segments"], r["lengths"]) for r in ch12})
     worst_fraction, flatness, worst_cub = [], [], []
     for run in sorted({r["run"] for r in ch12}):
@@ -688,6 +688,9 @@ def issue30_checks(tag):
         " (scripts/gpu/bench.sh).", ".")
     if built_from(sizes_meta) != built_from(meta):  # the size runs were made again on newer code
         note += f" The last two rows (bench.sh's sizes part): {built_from(sizes_meta)}."
+    if built_from(ch12_meta) != built_from(meta):  # chapter 12 did not change, and was not run again
+        note += (f" Chapter 12's three rows (tune.sh's final-ch12 part; its code did not change since): "
+                 f"{built_from(ch12_meta)}.")
     return "\n".join(out) + "\n\n" + note
 
 
