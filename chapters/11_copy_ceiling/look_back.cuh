@@ -257,10 +257,10 @@ struct GroupedWalk {
         values[b] = Op::template identity<T>();
         statuses[b] = b < in_reach ? state.load(from - (b + 1) * kWarpSize + lane, values[b]) : Status::prefix;
       }
-      // The groups before the nearest published prefix need every state.
-      // A published group prefix means that every tile before it has
-      // published too, so none of these waits can stall on a tile that has
-      // not started.
+      // The groups nearer than the nearest published prefix need every
+      // state: the groups the walk one group at a time waits for too. (A
+      // prefix published meanwhile only moves `stop` nearer: it means
+      // every tile before it has published.)
       int stop = nearest_published(statuses, in_reach);
       unsigned nap_ns = wait.first_nap_ns;
       for (;;) {
