@@ -95,6 +95,8 @@ struct Deterministic {
       f.template operator()<kOverlapped>();  // the ring refilled during the look-back
     } else if constexpr (std::is_same_v<Op, AffineCompose>) {
       f.template operator()<kOverlapped>();  // more arithmetic per element: the early refill hides it
+    } else if (n * static_cast<std::int64_t>(sizeof(T)) < kOverlappedBelowBytes) {
+      f.template operator()<kOverlapped>();  // a few tiles per block: the smaller ring fills sooner
     } else {
       f.template operator()<kDeterministic>();  // the H100's sums, max and min
     }

@@ -224,8 +224,8 @@ inline constexpr Recipe kDeterministic =
 /// The bulk kernel with the grouped look-back, four groups per trip, over
 /// tiles of 128 x 36 (nine vectors per thread: no bank conflicts and no
 /// selects), three stages refilled while warp 0 looks back, four blocks
-/// per SM: the fastest measured on the H200 for large inputs, and bitwise
-/// reproducible. (Not timed on the H100, where its tests and sanitizers pass.)
+/// per SM: the fastest measured on the H200 for large inputs, and on the
+/// H100 from 2^23 to 2^24 4-byte elements; bitwise reproducible.
 inline constexpr Recipe kOverlapped =
     as(Role::overlapped, refill_in_look_back(wide(4, bulk(128, 36, 3, ch10::kSpin, Walk::grouped))));
 /// Overlapped with deterministic's prefetch, the input 2 MiB ahead into L2
@@ -259,6 +259,12 @@ inline constexpr Recipe kGroupedPerTileWide = grouped(wide(4, per_tile(128, 32, 
 /// Deterministic runs the grouped walk per tile below this many bytes of
 /// input: 32 MiB, 2^23 elements of 4 bytes.
 inline constexpr std::int64_t kGroupedPerTileBelowBytes = std::int64_t{32} << 20;
+/// On the H100, deterministic's 4-byte sums, max and min take overlapped
+/// below this many bytes of input (and from kGroupedPerTileBelowBytes on):
+/// 64 MiB, 2^24 elements of 4 bytes. At 2^23 elements it took 32.6 µs
+/// against 36.1-36.6 for kDeterministic, at 2^24 they were even, and from
+/// 2^26 on kDeterministic is up to 1.5% faster.
+inline constexpr std::int64_t kOverlappedBelowBytes = std::int64_t{64} << 20;
 // [recipes]
 
 }  // namespace scan::ch11
