@@ -18,6 +18,13 @@ using namespace scan;
 namespace {
 
 using Word = std::uint32_t;  // an affine map x -> a x + b mod 2^16: a non-commutative, exact operator
+
+/// A random map with an odd factor a (bit 16 set). An even factor loses a
+/// bit of x for good, so a chain of a few dozen random maps would forget
+/// everything before it, and the far groups would not count.
+Word random_map(std::uint64_t stream, std::uint64_t i) {
+  return static_cast<Word>(random_bits(stream, i)) | 0x10000u;
+}
 using State = ch10::PackedTileState<Word>;
 
 /// Tile `tile`'s look-back by one warp over the states laid out in `state`:
@@ -47,8 +54,8 @@ template <int Batch>
 void check_walk(unsigned tile, int prefix_group) {
   const AffineCompose op;
   std::vector<Word> aggregates(tile + 1);
-  for (unsigned t = 0; t <= tile; ++t) aggregates[t] = static_cast<Word>(random_bits(31, t));
-  const Word seed = static_cast<Word>(random_bits(32, tile));
+  for (unsigned t = 0; t <= tile; ++t) aggregates[t] = random_map(31, t);
+  const Word seed = random_map(32, tile);
   // Prefixes by the definition: the seed, then every aggregate in order.
   std::vector<Word> inclusive(tile + 1);
   Word running = seed;
@@ -62,6 +69,13 @@ void check_walk(unsigned tile, int prefix_group) {
   Word backwards = seed;
   for (unsigned t = tile + 1; t-- > 0;) backwards = op(backwards, aggregates[t]);
   if (tile > 0) REQUIRE(backwards != inclusive[tile]);
+  // Every aggregate counts, tile 0's too: with another map there the
+  // prefix differs, so a walk that lost a far group would show.
+  if (tile > 0) {
+    Word other = op(seed, random_map(34, 0));
+    for (unsigned t = 1; t <= tile; ++t) other = op(other, aggregates[t]);
+    REQUIRE(other != inclusive[tile]);
+  }
 
   std::vector<unsigned long long> words(tile + 1, word_of(ch10::Status::empty, 0));
   for (unsigned t = 0; t < tile; ++t) words[t] = word_of(ch10::Status::aggregate, aggregates[t]);
@@ -69,7 +83,7 @@ void check_walk(unsigned tile, int prefix_group) {
     const unsigned last = static_cast<unsigned>(prefix_group) * kWarpSize + kWarpSize - 1;
     words[last] = word_of(ch10::Status::prefix, inclusive[last]);
     for (unsigned t = 0; t + kWarpSize <= last; ++t) {
-      words[t] = word_of(ch10::Status::aggregate, static_cast<Word>(random_bits(33, t)));
+      words[t] = word_of(ch10::Status::aggregate, random_map(33, t));
     }
   }
   DeviceBuffer<unsigned long long> d_words(words);

@@ -225,7 +225,8 @@ inline constexpr Recipe kDeterministic =
 /// tiles of 128 x 36 (nine vectors per thread: no bank conflicts and no
 /// selects), three stages refilled while warp 0 looks back, four blocks
 /// per SM: the fastest measured on the H200 for large inputs, and on the
-/// H100 from 2^23 to 2^24 4-byte elements; bitwise reproducible.
+/// H100 from 2^23 to below 2^24 4-byte elements (and for the affine maps
+/// from 2^23 up); bitwise reproducible.
 inline constexpr Recipe kOverlapped =
     as(Role::overlapped, refill_in_look_back(wide(4, bulk(128, 36, 3, ch10::kSpin, Walk::grouped))));
 /// Overlapped with deterministic's prefetch, the input 2 MiB ahead into L2
@@ -262,8 +263,9 @@ inline constexpr std::int64_t kGroupedPerTileBelowBytes = std::int64_t{32} << 20
 /// On the H100, deterministic's 4-byte sums, max and min take overlapped
 /// below this many bytes of input (and from kGroupedPerTileBelowBytes on):
 /// 64 MiB, 2^24 elements of 4 bytes. At 2^23 elements it took 32.6 µs
-/// against 36.1-36.6 for kDeterministic, at 2^24 they were even, and from
-/// 2^26 on kDeterministic is up to 1.5% faster.
+/// against 36.1-36.6 for kDeterministic; from 2^24 to 2^26 the two were
+/// within 2% either way, and at 2^28 and 2^30 kDeterministic was 0.8% and
+/// 1.4% faster.
 inline constexpr std::int64_t kOverlappedBelowBytes = std::int64_t{64} << 20;
 // [recipes]
 
