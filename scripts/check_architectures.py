@@ -21,7 +21,7 @@ from pathlib import Path
 
 # Sources whose code needs Hopper: the chapters' folders and the tests that
 # include their headers.
-HOPPER_SOURCE = re.compile(r"(chapters/1[1-4]_[^/]+/|tests/test_ch1[2-4]\.cu$|kit/grader/applications[^/]*\.cu$"
+HOPPER_SOURCE = re.compile(r"(chapters/1[1-4]_[^/]+/|tests/test_ch1[1-4]\.cu$|kit/grader/applications[^/]*\.cu$"
                            r"|scripts/gpu/probe_copy\.cu$)")  # the copy probe includes chapter 11's bulk_copy.cuh
 
 
