@@ -219,8 +219,32 @@ void run_variant(const Variant& v, Where where, int block) {
   });
 }
 
+/// The part of a chapter's variants this process checks: SCAN_SUITE_SHARD
+/// "i/k" (0 <= i < k) takes the variants whose position in the chapter's
+/// list leaves remainder i when divided by k, so that k processes can share
+/// one long suite; unset, all of them.
+struct SuiteShard {
+  std::size_t index = 0;  ///< i
+  std::size_t count = 1;  ///< k
+};
+
+SuiteShard suite_shard() {
+  const char* text = std::getenv("SCAN_SUITE_SHARD");
+  if (text == nullptr || *text == '\0') return {};
+  unsigned long index = 0, count = 0;
+  char end = '\0';
+  if (std::sscanf(text, "%lu/%lu%c", &index, &count, &end) != 2 || count == 0 || index >= count) {
+    FAIL("SCAN_SUITE_SHARD is '" << text << "': expected i/k with 0 <= i < k, e.g. 0/4");
+  }
+  return {index, count};
+}
+
 void run_all_variants(const Chapter& chapter) {
-  for (const Variant& v : chapter.variants) {
+  const SuiteShard shard = suite_shard();
+  if (shard.count > 1) WARN("SCAN_SUITE_SHARD: variants " << shard.index << " mod " << shard.count << " only");
+  for (std::size_t position = 0; position < chapter.variants.size(); ++position) {
+    if (position % shard.count != shard.index) continue;
+    const Variant& v = chapter.variants[position];
     run_variant(v, chapter.where, v.info.block);
     if (v.info.takes_block) {
       // Other block sizes: the smallest (deep recursion of tile totals) and the largest.

@@ -1,8 +1,8 @@
 /// \file
 /// \brief Chapter 11: thin wrappers over the PTX of Hopper's asynchronous
-/// bulk copies (TMA) and shared-memory barriers (mbarrier), one instruction
-/// each, for the persistent kernels of chapters 11 to 13. The header needs
-/// nothing but CUDA, so a stand-alone program can use it too
+/// bulk copies (TMA), shared-memory barriers (mbarrier) and early launches
+/// (griddepcontrol), one instruction each, for the kernels of chapters 11
+/// to 13. The header needs nothing but CUDA, so a stand-alone program can use it too
 /// (scripts/gpu/probe_copy.cu).
 #pragma once
 
@@ -80,5 +80,17 @@ __device__ __forceinline__ void wait_stores_done() { asm volatile("cp.async.bulk
 __device__ __forceinline__ void prefetch_l2(const void* global, unsigned bytes) {
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(global), "r"(bytes) : "memory");
 }
+
+/// Lets the grid launched behind this one in the stream with programmatic
+/// stream serialization start now, before this grid has finished
+/// (griddepcontrol.launch_dependents). Once every block of this grid has
+/// called it or exited, the next grid's blocks may be scheduled.
+__device__ __forceinline__ void release_dependent_grid() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+/// Waits until the grids this one was launched early behind have finished
+/// and their writes are visible to this thread (griddepcontrol.wait).
+/// Returns at once in a grid launched the ordinary way.
+__device__ __forceinline__ void wait_for_prerequisite_grid() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 
 }  // namespace scan::ch11::tma

@@ -2,8 +2,10 @@
 
 #include <scan/error.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <stdexcept>
 #include <string_view>
 
 namespace scan::ch11 {
@@ -35,6 +37,7 @@ std::string recipe_name(const Recipe& r) {
   if (r.walk == Walk::grouped) s += "-grouped";
   if (r.windows > 1) s += "-wide" + std::to_string(r.windows);
   const std::string ahead = r.ahead != 0 ? "-ahead" + std::to_string(r.ahead >> 20) + "M" : "";
+  if (r.early_launch) s += "-early-launch";
   if (r.walk == Walk::none) return s + "-tile-wise" + ahead;
   s += r.wait.settle_ns != 0 ? "-settle" + std::to_string(r.wait.settle_ns) : "-spin";
   if (r.wait.first_nap_ns != 0 && r.wait.first_nap_ns != 640) s += "-nap" + std::to_string(r.wait.first_nap_ns);
@@ -56,6 +59,7 @@ std::string recipe_summary(const Recipe& r) {
   if (r.max_blocks > 0) s += ", at most " + std::to_string(r.max_blocks) + " blocks per SM";
   s += r.state == StateKind::packed ? ", status and value in one word" : ", status and value apart";
   if (r.ahead != 0) s += ", prefetches the input " + std::to_string(r.ahead >> 20) + " MiB ahead into L2";
+  if (r.early_launch) s += ", launched while a kernel clears its states (programmatic dependent launch)";
   if (r.walk == Walk::none) return s + ", no look-back: each tile scanned on its own (a building block)";
   s += r.walk == Walk::grouped ? ", look-back in fixed groups (reproducible floats)" : "";
   if (r.windows > 1) s += ", look-back reads " + std::to_string(r.windows) + " windows per trip";
@@ -95,6 +99,33 @@ std::size_t shared_bytes_to_limit(const void* kernel, int threads, std::size_t d
     if (per_sm <= blocks_per_sm) return extra;
   }
   throw UsageError("cannot limit the kernel to " + std::to_string(blocks_per_sm) + " blocks per SM");
+}
+
+namespace {
+
+// [clearing kernel]
+/// Zeroes `words` 32-bit words from `first`, after letting the grid behind
+/// it start. Its stores need no ordering of their own: the early grid's
+/// tma::wait_for_prerequisite_grid() returns only once this whole grid has
+/// finished and its writes are visible.
+__global__ void clear_and_release(unsigned* first, std::size_t words) {
+  tma::release_dependent_grid();
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < words; i += stride) first[i] = 0;
+}
+// [clearing kernel]
+
+}  // namespace
+
+void clear_for_early_launch(unsigned* ticket, std::size_t bytes, cudaStream_t stream) {
+  if (bytes % sizeof(unsigned) != 0) throw std::logic_error("the states to clear are not whole 32-bit words");
+  const std::size_t words = bytes / sizeof(unsigned);
+  constexpr unsigned kThreads = 256;
+  // One word per thread up to 1,024 blocks (2^30 elements of the H100's
+  // ring need 2 MiB of states: 512 blocks), a loop beyond.
+  const auto blocks = static_cast<unsigned>(std::clamp<std::size_t>(ceil_div(words, std::size_t{kThreads}), 1, 1024));
+  clear_and_release<<<blocks, kThreads, 0, stream>>>(ticket, words);
+  SCAN_CUDA_LAUNCH();
 }
 
 namespace {

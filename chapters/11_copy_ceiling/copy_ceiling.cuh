@@ -49,11 +49,11 @@ bool plain_look_back_if_faster(std::int64_t n, F&& f) {
   } else if (n < (std::int64_t{1} << 21)) {
     f.template operator()<kTuned>();  // a few waves of tiles: per tile, chapter 10's look-back
     return true;
-  } else if (n < (std::int64_t{1} << 23)) {
+  } else if (n < (std::int64_t{1} << 22)) {
     f.template operator()<kOneWave>();  // about one wave of large tiles, chapter 10's look-back
     return true;
   }
-  return false;
+  return false;  // from 2^22 on, the grouped walk launched early is faster
 }
 // [plain look-back]
 
@@ -76,29 +76,37 @@ struct Deterministic {
       if (!seeded && plain_look_back_if_faster<T>(n, f)) return;
     }
     const bool h200 = tuned_on_current_device() == TunedOn::h200;
-    if (n * static_cast<std::int64_t>(sizeof(T)) < kGroupedPerTileBelowBytes) {
+    const std::int64_t bytes = n * static_cast<std::int64_t>(sizeof(T));
+    const bool early = bytes >= kEarlyLaunchFromBytes;
+    if (bytes < (h200 || sizeof(T) == 8 ? kGroupedPerTileBelowBytes : kH100GroupedPerTileBelowBytes)) {
       // A few waves of tiles: too few per block to fill a ring.
       if constexpr (sizeof(T) == 8) {
         f.template operator()<kGroupedPerTileWide>();
+      } else if (h200 && early) {
+        f.template operator()<early_launch(kGroupedPerTileH200)>();  // four groups per trip
       } else if (h200) {
-        f.template operator()<kGroupedPerTileH200>();  // four groups per trip
+        f.template operator()<kGroupedPerTileH200>();
+      } else if (early) {
+        f.template operator()<early_launch(kGroupedPerTile)>();  // two groups per trip
       } else {
-        f.template operator()<kGroupedPerTile>();  // two groups per trip
+        f.template operator()<kGroupedPerTile>();
       }
     } else if constexpr (sizeof(T) == 8) {
+      // From here on every recipe is launched early: each was measured
+      // faster so (the lab book's "Launching early").
       if (h200) {
-        f.template operator()<kWideDeterministicH200>();  // the same, two groups per trip
+        f.template operator()<early_launch(kWideDeterministicH200)>();  // the same, two groups per trip
       } else {
-        f.template operator()<kWideDeterministic>();  // overlapped's stage bytes, the input 2 MiB ahead in L2
+        f.template operator()<early_launch(kWideDeterministic)>();  // overlapped's stage bytes, 2 MiB ahead in L2
       }
     } else if (h200) {
-      f.template operator()<kOverlapped>();  // the ring refilled during the look-back
+      f.template operator()<early_launch(kOverlapped)>();  // the ring refilled during the look-back
     } else if constexpr (std::is_same_v<Op, AffineCompose>) {
-      f.template operator()<kOverlapped>();  // more arithmetic per element: the early refill hides it
-    } else if (n * static_cast<std::int64_t>(sizeof(T)) < kOverlappedBelowBytes) {
-      f.template operator()<kOverlapped>();  // measured faster up to 2^24 4-byte elements (why: not profiled)
+      f.template operator()<early_launch(kOverlapped)>();  // more arithmetic per element: the early refill hides it
+    } else if (bytes < kOverlappedBelowBytes) {
+      f.template operator()<early_launch(kOverlapped)>();  // faster up to 2^24 4-byte elements (why: not profiled)
     } else {
-      f.template operator()<kDeterministic>();  // the H100's sums, max and min
+      f.template operator()<early_launch(kDeterministic)>();  // the H100's sums, max and min
     }
   }
   // [deterministic]
@@ -148,10 +156,10 @@ struct Fastest {
     VariantInfo v;
     v.name = "fastest";
     v.summary = "the fastest recipe measured for the size and type: tuned below 2^21 elements (8-byte types: "
-                "below 2^23), one wave of 256x32 tiles below 2^23, deterministic above";
+                "below 2^23), one wave of 256x32 tiles below 2^22, deterministic above";
     v.block = kDeterministic.threads;
     v.items_per_thread = kDeterministic.items;
-    v.float_order_varies = true;  // below 2^23 elements
+    v.float_order_varies = true;  // below 2^22 elements (8-byte types: 2^23)
     return v;
   }
   /// The scratch memory run() takes: that of the recipe chosen for n.

@@ -387,6 +387,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   __shared__ T tile_prefix;
   __shared__ T parked[Items][kWarpSize];  // warp 0's items during the walk
   constexpr int kTile = Threads * Items;
+  tma::wait_for_prerequisite_grid();  // launched early: the ticket and states are cleared now
   const unsigned tile = ch09::take_ticket(ticket);
   const TileSpan span = tile_span(tile, kTile, n);
   Io::template taken<kTile>(in, n, tile);

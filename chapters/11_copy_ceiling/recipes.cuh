@@ -37,6 +37,7 @@ struct Recipe {
   BackOff wait = ch10::kSettle;      ///< how a tile waits
   std::size_t ahead = 0;             ///< bytes of input between a tile taken and the one prefetched into L2 (0: none)
   bool refill_in_look_back = false;  ///< bulk: refills the ring during the look-back (a thread of warp 1)
+  bool early_launch = false;         ///< clears the states with a kernel and launches the scan behind it early
   Role role = Role::sweep;           ///< a variant, or a sweep point
 };
 
@@ -80,6 +81,12 @@ constexpr Recipe refill_in_look_back(Recipe r) {
   r.refill_in_look_back = true;
   return r;
 }
+/// The same recipe, its states cleared by a kernel that lets the scan
+/// launch before it has finished (launch_scan()).
+constexpr Recipe early_launch(Recipe r) {
+  r.early_launch = true;
+  return r;
+}
 /// A recipe as one of the chapter's variants.
 constexpr Recipe as(Role role, Recipe r) {
   r.role = role;
@@ -96,6 +103,41 @@ std::string recipe_summary(const Recipe& r);
 /// `blocks_per_sm` blocks per SM (on top of `dynamic_bytes` it uses itself).
 /// 0 when no limit is asked for.
 std::size_t shared_bytes_to_limit(const void* kernel, int threads, std::size_t dynamic_bytes, int blocks_per_sm);
+
+// [early launch]
+/// Clears `bytes` (a multiple of 4) from `ticket`, a launch's ticket and
+/// tile states, on `stream` with a small kernel instead of a memset. The
+/// kernel's first instruction lets the grid launched behind it with
+/// launch_scan<true>() start, so that grid's blocks are on the SMs, and
+/// waiting, by the time the states are clear.
+void clear_for_early_launch(unsigned* ticket, std::size_t bytes, cudaStream_t stream);
+
+/// Launches `kernel` on `stream`. `Early`: with programmatic stream
+/// serialization, so that its blocks may be scheduled while the grid before
+/// it in the stream (clear_for_early_launch()'s) still runs. A kernel
+/// launched so must call tma::wait_for_prerequisite_grid() before it takes
+/// a ticket or reads a tile state; the three kernels of this chapter that
+/// the recipes launch early do.
+template <bool Early, class... Params, class... Args>
+void launch_scan(void (*kernel)(Params...), unsigned blocks, int threads, std::size_t shared_bytes,
+                 cudaStream_t stream, Args... args) {
+  if constexpr (!Early) {
+    kernel<<<blocks, threads, shared_bytes, stream>>>(args...);
+  } else {
+    cudaLaunchAttribute early{};
+    early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    early.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(static_cast<unsigned>(threads));
+    config.dynamicSmemBytes = shared_bytes;
+    config.stream = stream;
+    config.attrs = &early;
+    config.numAttrs = 1;
+    SCAN_CUDA(cudaLaunchKernelEx(&config, kernel, args...));
+  }
+}
+// [early launch]
 
 /// Registry entry for a Recipe.
 template <Recipe R>
@@ -130,7 +172,14 @@ struct CopyCeiling {
     Workspace workspace = r.workspace;
     const unsigned tiles = tile_count(r.n, kTile);
     const auto launch = take_states<State<T>, T>(workspace, tiles);
-    SCAN_CUDA(cudaMemsetAsync(launch.ticket, 0, launch.reset_bytes, r.stream));
+    // Chapter 10's kernel does not wait for the clearing grid.
+    static_assert(!R.early_launch || R.kernel != Kernel::per_tile || R.walk == Walk::grouped,
+                  "only the grouped per-tile kernel and the bulk kernels may be launched early");
+    if constexpr (R.early_launch) {
+      clear_for_early_launch(launch.ticket, launch.reset_bytes, r.stream);
+    } else {
+      SCAN_CUDA(cudaMemsetAsync(launch.ticket, 0, launch.reset_bytes, r.stream));
+    }
     BackOff wait = R.wait;
     if constexpr (R.kernel == Kernel::per_tile) {
       using Moves = std::conditional_t<R.io == Io::warp, WarpTileIo, ch10::BlockTileIo>;
@@ -140,8 +189,8 @@ struct CopyCeiling {
             grouped_per_tile_scan<R.threads, R.items, R.min_blocks, R.windows, Mover, State<T>, T, Op>;
         const int resident = persistent_blocks<kernel>(R.threads, 0);  // once per device
         wait.first_settling_tile = static_cast<unsigned>(resident);
-        kernel<<<tiles, R.threads, 0, r.stream>>>(r.in, r.out, r.n, r.kind, launch.ticket, launch.state, wait, op,
-                                                  r.seed);
+        launch_scan<R.early_launch>(kernel, tiles, R.threads, 0, r.stream, r.in, r.out, r.n, r.kind, launch.ticket,
+                                    launch.state, wait, op, r.seed);
       } else {
         if (r.seed != nullptr) throw std::logic_error("a seeded scan needs a bulk recipe or the grouped walk");
         using Walker = std::conditional_t<R.windows == 1, ch10::WarpLookBack, WideLookBack<R.windows>>;
@@ -170,8 +219,8 @@ struct CopyCeiling {
       // than there are tiles. The tiles of the first wave skip the settle.
       const unsigned blocks = std::min<unsigned>(tiles, static_cast<unsigned>(resident));
       wait.first_settling_tile = static_cast<unsigned>(resident);
-      kernel<<<blocks, kThreads, kBytes, r.stream>>>(r.in, r.out, r.n, r.kind, launch.ticket, launch.state, wait,
-                                                     op, r.seed, tiles_ahead<T>(R.ahead, kTile));
+      launch_scan<R.early_launch>(kernel, blocks, kThreads, kBytes, r.stream, r.in, r.out, r.n, r.kind,
+                                  launch.ticket, launch.state, wait, op, r.seed, tiles_ahead<T>(R.ahead, kTile));
     }
     SCAN_CUDA_LAUNCH();
   }
@@ -258,8 +307,19 @@ inline constexpr Recipe kGroupedPerTileH200 = grouped(wide(4, per_tile(256, 32, 
 /// the limit).
 inline constexpr Recipe kGroupedPerTileWide = grouped(wide(4, per_tile(128, 32, Io::warp, ch10::kSpin)));
 /// Deterministic runs the grouped walk per tile below this many bytes of
-/// input: 32 MiB, 2^23 elements of 4 bytes.
+/// input: 32 MiB, 2^23 elements of 4 bytes (on the H100, 8-byte types only).
 inline constexpr std::int64_t kGroupedPerTileBelowBytes = std::int64_t{32} << 20;
+/// On the H100, deterministic's 4-byte scans leave the per-tile walk for
+/// overlapped at this many bytes of input: 24 MiB, 6 * 2^20 elements of 4
+/// bytes, where overlapped took 25.1 µs and the per-tile walk 29.3 µs
+/// (both launched early, float).
+inline constexpr std::int64_t kH100GroupedPerTileBelowBytes = std::int64_t{24} << 20;
+/// Deterministic launches its recipe early (early_launch()) from this many
+/// bytes of input on: 16 MiB, 2^22 elements of 4 bytes. On the H100 at
+/// 2^22 float elements, the per-tile walk took 14.9 µs so against 16.4
+/// with the memset; at 2^20 it took 9.3 µs against 8.7, and at 2^16 9.1
+/// against 7.1.
+inline constexpr std::int64_t kEarlyLaunchFromBytes = std::int64_t{16} << 20;
 /// On the H100, deterministic's 4-byte sums, max and min take overlapped
 /// below this many bytes of input (and from kGroupedPerTileBelowBytes on):
 /// 64 MiB, 2^24 elements of 4 bytes. At 2^23 elements it took 32.6 µs

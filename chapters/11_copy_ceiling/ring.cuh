@@ -393,7 +393,8 @@ struct ScanTileJob {
 /// The persistent bulk-copy scan: run_ring() with ScanTileJob. Tiles that
 /// cannot travel in bulk (the last, partial one, or unaligned pointers) are
 /// read and written by the threads directly. `ticket` and the tile states
-/// must be zero at launch.
+/// must be zero at launch, or, launched early (launch_scan()), once the
+/// grid before it has finished.
 template <int Threads, int Items, int Stages, class Walker, class State, class T, class Op,
           bool RefillInLookBack = false>
 __global__ void __launch_bounds__(Threads)
@@ -406,6 +407,7 @@ __global__ void __launch_bounds__(Threads)
   const bool aligned = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
   Job job{Tiles{shared, in, out, n, static_cast<unsigned>(ceil_div<std::int64_t>(n, Tiles::kTile)), aligned, ahead},
           ticket, state, wait, op, kind, seed != nullptr ? *seed : Op::template identity<T>()};
+  tma::wait_for_prerequisite_grid();  // launched early: the ticket and states are cleared now
   run_ring<Stages, RefillInLookBack>(job);
 }
 // [bulk kernel]
@@ -447,7 +449,8 @@ __device__ T scan_warps_exclusive_scan(T x, Op op, ch06::BlockScanStorage<T>& st
 /// collect the prefix (`resolved`) only when they come to finish the tile.
 /// So a look-back overlaps the reduction of the next tile and the
 /// finishing of the previous one, instead of stopping the block.
-/// `ticket` and the tile states must be zero at launch.
+/// `ticket` and the tile states must be zero at launch, or, launched early
+/// (launch_scan()), once the grid before it has finished.
 template <int ScanThreads, int Items, int Stages, class Walker, class State, class T, class Op>
 __global__ void __launch_bounds__(ScanThreads + kWarpSize)
     bulk_specialized_scan(const T* in, T* out, std::int64_t n, Kind kind, unsigned* ticket, State state,
@@ -463,6 +466,7 @@ __global__ void __launch_bounds__(ScanThreads + kWarpSize)
     for (int s = 0; s < Stages; ++s) tma::init(&shared.consumed[s], ScanThreads);
     init_ring<typename Tiles::Storage, Stages>(shared);  // (its fence covers the inits above)
   }
+  tma::wait_for_prerequisite_grid();  // launched early: the ticket and states are cleared now
   __syncthreads();  // the last barrier all warps take
 
   if (threadIdx.x >= ScanThreads) {

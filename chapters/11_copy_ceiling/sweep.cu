@@ -122,6 +122,15 @@ void add_sweep_points(std::vector<Variant>& v) {
             refill_in_look_back(wide(4, bulk(128, 22, 3, kSpin, Walk::grouped))),
             refill_in_look_back(wide(4, bulk(128, 14, 4, kSpin, Walk::grouped))),
             kWideDeterministic>(v);
+  // The recipes deterministic runs, launched early: their states cleared by
+  // a kernel that lets the scan start before it has finished (programmatic
+  // dependent launch) instead of by a memset.
+  // (Deterministic's ring for large 4-byte inputs without it, the third.)
+  add_sweep<SweepCombos, early_launch(kGroupedPerTile), early_launch(kGroupedPerTileH200),
+            as(Role::sweep, kDeterministic), as(Role::sweep, early_launch(kOverlapped)),
+            as(Role::sweep, early_launch(kDeterministic))>(v);
+  add_sweep<WideSumCombos, early_launch(kGroupedPerTileWide), early_launch(kWideDeterministic),
+            early_launch(kWideDeterministicH200)>(v);
   // Overlapped's recipe with the prefetch into L2 of deterministic's, for
   // every type and operator (until kWideDeterministicH200, deterministic's
   // 8-byte recipe on the H200).

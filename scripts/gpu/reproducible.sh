@@ -4,7 +4,9 @@
 #  - chapter 11's deterministic, float and double, compared bit for bit with
 #    its first run (--identical): 20 runs at 2^28 and 200 on two streams at
 #    2^24 + 3 (its rings), 200 on two streams at 2^23 + 3 (float: overlapped's
-#    ring, on the H100 too) and at 2^20 + 3 (the grouped walk per tile);
+#    ring, on the H100 too), at 2^22 + 3 (float: the grouped walk per tile
+#    launched early; double: its ring) and at 2^20 + 3 (the grouped walk per
+#    tile);
 #  - deterministic and fastest, int32, 1000 verified runs at 2^24 + 3,
 #    2^23 + 3 and 2^20 + 3, exclusive on two streams at 2^22 + 1;
 #  - chapter 12's bulk (its new default shape) over random segments of mean
@@ -30,6 +32,7 @@ for type in float double; do
   stress --chapter 11 --variant deterministic --type "$type" --identical --n 256M --runs 20
   stress --chapter 11 --variant deterministic --type "$type" --identical --n 16777219 --runs 200 --streams 2
   [ "$type" = float ] && stress --chapter 11 --variant deterministic --type float --identical --n 8388611 --runs 200 --streams 2
+  stress --chapter 11 --variant deterministic --type "$type" --identical --n 4194307 --runs 200 --streams 2
   stress --chapter 11 --variant deterministic --type "$type" --identical --n 1048579 --runs 200 --streams 2
 done
 for variant in deterministic fastest; do
