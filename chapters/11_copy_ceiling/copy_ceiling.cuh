@@ -78,7 +78,7 @@ struct Deterministic {
     const bool h200 = tuned_on_current_device() == TunedOn::h200;
     const std::int64_t bytes = n * static_cast<std::int64_t>(sizeof(T));
     const bool early = bytes >= kEarlyLaunchFromBytes;
-    if (bytes < (h200 || sizeof(T) == 8 ? kGroupedPerTileBelowBytes : kH100GroupedPerTileBelowBytes)) {
+    if (bytes < (sizeof(T) == 8 ? kGroupedPerTileWideBelowBytes : kGroupedPerTileBelowBytes)) {
       // A few waves of tiles: too few per block to fill a ring.
       if constexpr (sizeof(T) == 8) {
         f.template operator()<kGroupedPerTileWide>();

@@ -306,19 +306,23 @@ inline constexpr Recipe kGroupedPerTileH200 = grouped(wide(4, per_tile(256, 32, 
 /// tile of 256 x 32 would need 64 KiB of static shared memory, 48 KiB is
 /// the limit).
 inline constexpr Recipe kGroupedPerTileWide = grouped(wide(4, per_tile(128, 32, Io::warp, ch10::kSpin)));
-/// Deterministic runs the grouped walk per tile below this many bytes of
-/// input: 32 MiB, 2^23 elements of 4 bytes (on the H100, 8-byte types only).
-inline constexpr std::int64_t kGroupedPerTileBelowBytes = std::int64_t{32} << 20;
-/// On the H100, deterministic's 4-byte scans leave the per-tile walk for
-/// overlapped at this many bytes of input: 24 MiB, 6 * 2^20 elements of 4
-/// bytes, where overlapped took 25.1 µs and the per-tile walk 29.3 µs
-/// (both launched early, float).
-inline constexpr std::int64_t kH100GroupedPerTileBelowBytes = std::int64_t{24} << 20;
-/// Deterministic launches its recipe early (early_launch()) from this many
-/// bytes of input on: 16 MiB, 2^22 elements of 4 bytes. On the H100 at
-/// 2^22 float elements, the per-tile walk took 14.9 µs so against 16.4
-/// with the memset; at 2^20 it took 9.3 µs against 8.7, and at 2^16 9.1
-/// against 7.1.
+/// Deterministic runs the grouped walk per tile for 4-byte types below this
+/// many bytes of input: 24 MiB, 6 * 2^20 elements. There (float, both
+/// launched early) overlapped took 25.1 µs and the per-tile walk 29.2-29.4
+/// on the H100, 20.7 µs and 24.0-24.2 on the H200; at 5 * 2^20 the two
+/// were even on the H100 and the walk faster on the H200 (19.1 µs against
+/// 20.1).
+inline constexpr std::int64_t kGroupedPerTileBelowBytes = std::int64_t{24} << 20;
+/// ... and for 8-byte types (kGroupedPerTileWide) below this many: 32 MiB,
+/// 2^22 elements.
+inline constexpr std::int64_t kGroupedPerTileWideBelowBytes = std::int64_t{32} << 20;
+/// Deterministic launches its per-tile walk early (early_launch()) from
+/// this many bytes of input on: 16 MiB, 2^22 elements of 4 bytes, where
+/// (float) it took 14.9 µs so against 16.5-16.6 with the memset on the
+/// H100, and 13.8-13.9 against 15.2-15.5 on the H200. Below, it did not
+/// pay on both: at 2^21 0.6 µs faster on the H100 but even on the H200, at
+/// 2^20 and 2^16 slower on the H100 (9.3 µs against 8.7, 9.1 against
+/// 7.1). The rings, which run from 24 MiB, are always launched early.
 inline constexpr std::int64_t kEarlyLaunchFromBytes = std::int64_t{16} << 20;
 /// On the H100, deterministic's 4-byte sums, max and min take overlapped
 /// below this many bytes of input (and from kGroupedPerTileBelowBytes on):
