@@ -2,8 +2,8 @@
 /// \brief Chapter 11: thin wrappers over the PTX of Hopper's asynchronous
 /// bulk copies (TMA), shared-memory barriers (mbarrier) and early launches
 /// (griddepcontrol), one instruction each, for the kernels of chapters 11
-/// to 13. The header needs nothing but CUDA, so a stand-alone program can use it too
-/// (scripts/gpu/probe_copy.cu).
+/// to 13. The header needs nothing but CUDA, so a stand-alone program can
+/// use it too (scripts/gpu/probe_copy.cu).
 #pragma once
 
 #include <cstdint>
