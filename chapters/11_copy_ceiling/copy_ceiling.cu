@@ -121,8 +121,9 @@ void clear_for_early_launch(unsigned* ticket, std::size_t bytes, cudaStream_t st
   if (bytes % sizeof(unsigned) != 0) throw std::logic_error("the states to clear are not whole 32-bit words");
   const std::size_t words = bytes / sizeof(unsigned);
   constexpr unsigned kThreads = 256;
-  // One word per thread up to 1,024 blocks (2^30 elements of the H100's
-  // ring need 2 MiB of states: 512 blocks), a loop beyond.
+  // One word per thread up to 1,024 blocks, a loop beyond (2^30 elements
+  // of the H100's ring need 2 MiB of states, 2,048 blocks' worth: each
+  // thread clears two words).
   const auto blocks = static_cast<unsigned>(std::clamp<std::size_t>(ceil_div(words, std::size_t{kThreads}), 1, 1024));
   clear_and_release<<<blocks, kThreads, 0, stream>>>(ticket, words);
   SCAN_CUDA_LAUNCH();

@@ -82,7 +82,7 @@ constexpr Recipe refill_in_look_back(Recipe r) {
   return r;
 }
 /// The same recipe, its states cleared by a kernel that lets the scan
-/// launch before it has finished (launch_scan()).
+/// launch before that kernel has finished (launch_scan()).
 constexpr Recipe early_launch(Recipe r) {
   r.early_launch = true;
   return r;
@@ -115,7 +115,7 @@ void clear_for_early_launch(unsigned* ticket, std::size_t bytes, cudaStream_t st
 /// Launches `kernel` on `stream`. `Early`: with programmatic stream
 /// serialization, so that its blocks may be scheduled while the grid before
 /// it in the stream (clear_for_early_launch()'s) still runs. A kernel
-/// launched so must call tma::wait_for_prerequisite_grid() before it takes
+/// launched this way must call tma::wait_for_prerequisite_grid() before it takes
 /// a ticket or reads a tile state; the three kernels of this chapter that
 /// the recipes launch early do.
 template <bool Early, class... Params, class... Args>
@@ -263,7 +263,7 @@ inline constexpr std::size_t kRingAhead = std::size_t{2} << 20;
 /// and for 8-byte types: warp-private transposes, 128 x 32 tiles, a 3 µs
 /// settle, the input 4 MiB ahead prefetched into L2.
 inline constexpr Recipe kTuned = as(Role::tuned, ahead(kTileAhead, per_tile(128, 32, Io::warp, ch10::kSettle)));
-/// One wave of large tiles, spinning: for inputs of about 2^21 to 2^23 elements.
+/// One wave of large tiles, spinning: for inputs of about 2^21 to 2^22 elements.
 inline constexpr Recipe kOneWave = as(Role::one_wave, per_tile(256, 32, Io::warp, ch10::kSpin));
 /// The bulk kernel with the grouped look-back, four groups per trip, the
 /// input 2 MiB ahead prefetched into L2: the fastest measured on the H100
@@ -274,8 +274,8 @@ inline constexpr Recipe kDeterministic =
 /// tiles of 128 x 36 (nine vectors per thread: no bank conflicts and no
 /// selects), three stages refilled while warp 0 looks back, four blocks
 /// per SM: the fastest measured on the H200 for large inputs, and on the
-/// H100 from 2^23 to below 2^24 4-byte elements (and for the affine maps
-/// from 2^23 up); bitwise reproducible.
+/// H100 from 6 * 2^20 to below 2^24 4-byte elements (and for the affine
+/// maps from 6 * 2^20 up); bitwise reproducible.
 inline constexpr Recipe kOverlapped =
     as(Role::overlapped, refill_in_look_back(wide(4, bulk(128, 36, 3, ch10::kSpin, Walk::grouped))));
 /// Overlapped with deterministic's prefetch, the input 2 MiB ahead into L2
@@ -297,7 +297,8 @@ inline constexpr Recipe kWideDeterministicH200 =
 /// tile or two, and its ring never fills. One-wave's shape, 256 x 32, with
 /// the registers capped at 64 a thread so that four blocks fit an SM, as
 /// one-wave's do, and two groups per trip: on the H100 at 2^22 elements,
-/// 1.01x CUB against 0.99x with four (the lab book has the sweep).
+/// 1.01x CUB against 0.99x with four (the lab book has the sweep; launched
+/// early, the two were within the spread: 14.98 and 14.90 µs).
 inline constexpr Recipe kGroupedPerTile = grouped(wide(2, per_tile(256, 32, Io::warp, ch10::kSpin, 4)));
 /// The same with four groups per trip, the H200's: 1.02x CUB there at
 /// 2^22 elements, against 1.015x with two.
@@ -310,19 +311,21 @@ inline constexpr Recipe kGroupedPerTileWide = grouped(wide(4, per_tile(128, 32, 
 /// many bytes of input: 24 MiB, 6 * 2^20 elements. There (float, both
 /// launched early) overlapped took 25.1 µs and the per-tile walk 29.2-29.4
 /// on the H100, 20.7 µs and 24.0-24.2 on the H200; at 5 * 2^20 the two
-/// were even on the H100 and the walk faster on the H200 (19.1 µs against
-/// 20.1).
+/// were even on the H100 (23.3 and 23.4 µs) and the walk faster on the
+/// H200 (19.1-19.3 µs against 20.1).
 inline constexpr std::int64_t kGroupedPerTileBelowBytes = std::int64_t{24} << 20;
 /// ... and for 8-byte types (kGroupedPerTileWide) below this many: 32 MiB,
 /// 2^22 elements.
 inline constexpr std::int64_t kGroupedPerTileWideBelowBytes = std::int64_t{32} << 20;
-/// Deterministic launches its per-tile walk early (early_launch()) from
-/// this many bytes of input on: 16 MiB, 2^22 elements of 4 bytes, where
-/// (float) it took 14.9 µs so against 16.5-16.6 with the memset on the
-/// H100, and 13.8-13.9 against 15.2-15.5 on the H200. Below, it did not
-/// pay on both: at 2^21 0.6 µs faster on the H100 but even on the H200, at
-/// 2^20 and 2^16 slower on the H100 (9.3 µs against 8.7, 9.1 against
-/// 7.1). The rings, which run from 24 MiB, are always launched early.
+/// Deterministic launches its 4-byte per-tile walk early (early_launch())
+/// from this many bytes of input on: 16 MiB, 2^22 elements, where (float)
+/// it took 14.9-15.0 µs launched this way against 16.5-16.6 with the
+/// memset on the H100, and 13.8-13.9 against 15.2-15.5 on the H200. Below,
+/// it paid on at most one GPU: at 2^21 0.6 µs faster on the H100 but even
+/// on the H200, at 2^20 and 2^16 slower on the H100 (9.3 µs against 8.7,
+/// 9.1 against 7.1). The 8-byte walk per tile was not timed launched early
+/// and keeps the memset. The rings, which run from 24 MiB (8-byte: 32
+/// MiB), are always launched early.
 inline constexpr std::int64_t kEarlyLaunchFromBytes = std::int64_t{16} << 20;
 /// On the H100, deterministic's 4-byte sums, max and min take overlapped
 /// below this many bytes of input (and from kGroupedPerTileBelowBytes on):
