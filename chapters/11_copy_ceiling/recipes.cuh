@@ -115,9 +115,9 @@ void clear_for_early_launch(unsigned* ticket, std::size_t bytes, cudaStream_t st
 /// Launches `kernel` on `stream`. `Early`: with programmatic stream
 /// serialization, so that its blocks may be scheduled while the grid before
 /// it in the stream (clear_for_early_launch()'s) still runs. A kernel
-/// launched this way must call tma::wait_for_prerequisite_grid() before it takes
-/// a ticket or reads a tile state; the three kernels of this chapter that
-/// the recipes launch early do.
+/// launched this way must call tma::wait_for_prerequisite_grid() before it
+/// takes a ticket or reads a tile state; the three kernels of this chapter
+/// that the recipes launch early do.
 template <bool Early, class... Params, class... Args>
 void launch_scan(void (*kernel)(Params...), unsigned blocks, int threads, std::size_t shared_bytes,
                  cudaStream_t stream, Args... args) {
