@@ -57,6 +57,29 @@ bool plain_look_back_if_faster(std::int64_t n, F&& f) {
 }
 // [plain look-back]
 
+// [last round]
+/// True when recipe R (the grouped walk per tile) runs n elements' tiles in
+/// one wave: no more tiles than blocks the device holds at once.
+template <Recipe R, class T, class Op>
+bool fits_one_wave(std::int64_t n) {
+  return ceil_div(n, std::int64_t{CopyCeiling<R>::kTile}) <= CopyCeiling<R>::template resident<T, Op>();
+}
+
+/// How full the last round of tiles is when the persistent blocks of
+/// recipe R (a ring) share n elements' tiles, in (0, 1]: the tiles left
+/// after whole rounds of one tile per block, over the blocks. A block
+/// takes its next ticket when it finishes a tile, so in a thin last round
+/// most blocks are done and idle while the few that hold its tiles finish
+/// theirs, each after a look-back to the tile before.
+template <Recipe R, class T, class Op>
+double last_round_fill(std::int64_t n) {
+  const std::int64_t tiles = ceil_div(n, std::int64_t{CopyCeiling<R>::kTile});
+  const std::int64_t blocks = CopyCeiling<R>::template resident<T, Op>();
+  const std::int64_t last = tiles % blocks;
+  return last == 0 ? 1.0 : static_cast<double>(last) / static_cast<double>(blocks);
+}
+// [last round]
+
 /// The chapter's deterministic scan: the grouped look-back in the recipe
 /// measured fastest for the input's size, element type and operator on
 /// this GPU. Float sums are bitwise the same from run to run for a given n
@@ -78,8 +101,13 @@ struct Deterministic {
     const bool h200 = tuned_on_current_device() == TunedOn::h200;
     const std::int64_t bytes = n * static_cast<std::int64_t>(sizeof(T));
     const bool early = bytes >= kEarlyLaunchFromBytes;
-    if (bytes < (sizeof(T) == 8 ? kGroupedPerTileWideBelowBytes : kGroupedPerTileBelowBytes)) {
-      // A few waves of tiles: too few per block to fill a ring.
+    // Too few tiles per block to fill a ring: the walk per tile (for 4-byte
+    // types, as long as its tiles fit one wave).
+    bool per_tile = bytes < kGroupedPerTileWideBelowBytes;
+    if constexpr (sizeof(T) == 4) {
+      per_tile = h200 ? fits_one_wave<kGroupedPerTileH200, T, Op>(n) : fits_one_wave<kGroupedPerTile, T, Op>(n);
+    }
+    if (per_tile) {
       if constexpr (sizeof(T) == 8) {
         f.template operator()<kGroupedPerTileWide>();
       } else if (h200 && early) {
@@ -100,6 +128,8 @@ struct Deterministic {
       } else {
         f.template operator()<early_launch(kWideDeterministic)>();  // overlapped's stage bytes, 2 MiB ahead in L2
       }
+    } else if (bytes < kLastRoundBelowBytes && last_round_fill<kOverlapped, T, Op>(n) < kThinLastRound) {
+      f.template operator()<early_launch(kOverlappedSmall)>();  // more, shorter rounds: a fuller last one
     } else if (h200) {
       f.template operator()<early_launch(kOverlapped)>();  // the ring refilled during the look-back
     } else if constexpr (std::is_same_v<Op, AffineCompose>) {

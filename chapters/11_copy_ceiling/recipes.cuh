@@ -147,6 +147,39 @@ struct CopyCeiling {
   /// The tile state for T.
   template <class T>
   using State = TileState<R.state, T>;
+  /// How a per-tile kernel moves its tile: warp-private or block-wide
+  /// transposes, with or without the prefetch into L2.
+  using Moves = std::conditional_t<R.io == Io::warp, WarpTileIo, ch10::BlockTileIo>;
+  using Mover = std::conditional_t<R.ahead == 0, Moves, PrefetchingIo<Moves, R.ahead>>;
+  /// A bulk kernel's threads: a specialized one has a look-back warp more.
+  static constexpr int kBulkThreads = R.kernel == Kernel::specialized ? R.threads + kWarpSize : R.threads;
+  /// A bulk kernel's ring of stages, in dynamic shared memory.
+  template <class T>
+  static constexpr std::size_t kBulkBytes = sizeof(BulkStorage<T, R.threads, R.items, R.stages>);
+  /// The kernel of a bulk recipe, or of the grouped walk per tile, for T and Op.
+  template <class T, class Op>
+  static constexpr auto kernel() {
+    if constexpr (R.kernel == Kernel::per_tile) {
+      static_assert(R.walk == Walk::grouped, "chapter 10's kernel is launched in run()");
+      return grouped_per_tile_scan<R.threads, R.items, R.min_blocks, R.windows, Mover, State<T>, T, Op>;
+    } else if constexpr (R.kernel == Kernel::specialized) {
+      return bulk_specialized_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op>;
+    } else {
+      return bulk_look_back_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op,
+                                 R.refill_in_look_back>;
+    }
+  }
+  /// Blocks of kernel<T, Op>() the current device holds at once (asked
+  /// once per device): a bulk recipe's persistent grid, or one wave of the
+  /// grouped walk's tiles.
+  template <class T, class Op>
+  static int resident() {
+    if constexpr (R.kernel == Kernel::per_tile) {
+      return persistent_blocks<kernel<T, Op>()>(R.threads, 0);
+    } else {
+      return persistent_blocks<kernel<T, Op>()>(kBulkThreads, kBulkBytes<T>);
+    }
+  }
 
   /// Name, summary and limits, for the registry.
   static VariantInfo info() {
@@ -182,15 +215,10 @@ struct CopyCeiling {
     }
     BackOff wait = R.wait;
     if constexpr (R.kernel == Kernel::per_tile) {
-      using Moves = std::conditional_t<R.io == Io::warp, WarpTileIo, ch10::BlockTileIo>;
-      using Mover = std::conditional_t<R.ahead == 0, Moves, PrefetchingIo<Moves, R.ahead>>;
       if constexpr (R.walk == Walk::grouped) {
-        constexpr auto kernel =
-            grouped_per_tile_scan<R.threads, R.items, R.min_blocks, R.windows, Mover, State<T>, T, Op>;
-        const int resident = persistent_blocks<kernel>(R.threads, 0);  // once per device
-        wait.first_settling_tile = static_cast<unsigned>(resident);
-        launch_scan<R.early_launch>(kernel, tiles, R.threads, 0, r.stream, r.in, r.out, r.n, r.kind, launch.ticket,
-                                    launch.state, wait, op, r.seed);
+        wait.first_settling_tile = static_cast<unsigned>(resident<T, Op>());  // once per device
+        launch_scan<R.early_launch>(kernel<T, Op>(), tiles, R.threads, 0, r.stream, r.in, r.out, r.n, r.kind,
+                                    launch.ticket, launch.state, wait, op, r.seed);
       } else {
         if (r.seed != nullptr) throw std::logic_error("a seeded scan needs a bulk recipe or the grouped walk");
         using Walker = std::conditional_t<R.windows == 1, ch10::WarpLookBack, WideLookBack<R.windows>>;
@@ -204,23 +232,16 @@ struct CopyCeiling {
                                                         wait, op);
       }
     } else {
-      constexpr bool kSpecialized = R.kernel == Kernel::specialized;
-      constexpr int kThreads = kSpecialized ? R.threads + kWarpSize : R.threads;
-      constexpr auto kernel =
-          kSpecialized
-              ? bulk_specialized_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op>
-              : bulk_look_back_scan<R.threads, R.items, R.stages, WalkOf<R.walk, R.windows>, State<T>, T, Op,
-                                    R.refill_in_look_back>;
-      constexpr std::size_t kBytes = sizeof(BulkStorage<T, R.threads, R.items, R.stages>);
       // More than 48 KiB of dynamic shared memory allowed, and the occupancy
       // asked, once per device: both off the timed path.
-      const int resident = persistent_blocks<kernel>(kThreads, kBytes);
+      const int held = resident<T, Op>();
       // Persistent blocks: as many as the device holds at once, no more
       // than there are tiles. The tiles of the first wave skip the settle.
-      const unsigned blocks = std::min<unsigned>(tiles, static_cast<unsigned>(resident));
-      wait.first_settling_tile = static_cast<unsigned>(resident);
-      launch_scan<R.early_launch>(kernel, blocks, kThreads, kBytes, r.stream, r.in, r.out, r.n, r.kind,
-                                  launch.ticket, launch.state, wait, op, r.seed, tiles_ahead<T>(R.ahead, kTile));
+      const unsigned blocks = std::min<unsigned>(tiles, static_cast<unsigned>(held));
+      wait.first_settling_tile = static_cast<unsigned>(held);
+      launch_scan<R.early_launch>(kernel<T, Op>(), blocks, kBulkThreads, kBulkBytes<T>, r.stream, r.in, r.out, r.n,
+                                  r.kind, launch.ticket, launch.state, wait, op, r.seed,
+                                  tiles_ahead<T>(R.ahead, kTile));
     }
     SCAN_CUDA_LAUNCH();
   }
@@ -278,6 +299,12 @@ inline constexpr Recipe kDeterministic =
 /// maps from 6 * 2^20 up); bitwise reproducible.
 inline constexpr Recipe kOverlapped =
     as(Role::overlapped, refill_in_look_back(wide(4, bulk(128, 36, 3, ch10::kSpin, Walk::grouped))));
+/// Overlapped in smaller tiles, 128 x 20 (five 16-byte vectors per thread,
+/// stages of 10 KiB): a ring of more, shorter rounds, for 4-byte inputs
+/// below kLastRoundBelowBytes where overlapped's last round would be thin
+/// (last_round_fill()).
+inline constexpr Recipe kOverlappedSmall =
+    refill_in_look_back(wide(4, bulk(128, 20, 3, ch10::kSpin, Walk::grouped)));
 /// Overlapped with deterministic's prefetch, the input 2 MiB ahead into L2
 /// (a sweep point: for 8-byte types on the H200, 86% of the copy).
 inline constexpr Recipe kOverlappedAhead =
@@ -299,6 +326,9 @@ inline constexpr Recipe kWideDeterministicH200 =
 /// one-wave's do, and two groups per trip: on the H100 at 2^22 elements,
 /// 1.01x CUB against 0.99x with four (the lab book has the sweep; launched
 /// early, the two were within the spread: 14.98 and 14.90 µs).
+/// Deterministic runs it while its tiles fit one wave (fits_one_wave():
+/// up to 4.125 * 2^20 elements on 132 SMs); past that, a second wave of a
+/// few tiles costs more than a ring.
 inline constexpr Recipe kGroupedPerTile = grouped(wide(2, per_tile(256, 32, Io::warp, ch10::kSpin, 4)));
 /// The same with four groups per trip, the H200's: 1.02x CUB there at
 /// 2^22 elements, against 1.015x with two.
@@ -307,16 +337,24 @@ inline constexpr Recipe kGroupedPerTileH200 = grouped(wide(4, per_tile(256, 32, 
 /// tile of 256 x 32 would need 64 KiB of static shared memory, 48 KiB is
 /// the limit).
 inline constexpr Recipe kGroupedPerTileWide = grouped(wide(4, per_tile(128, 32, Io::warp, ch10::kSpin)));
-/// Deterministic runs the grouped walk per tile for 4-byte types below this
-/// many bytes of input: 24 MiB, 6 * 2^20 elements. There (float, both
-/// launched early) overlapped took 25.1 µs and the per-tile walk 29.2-29.4
-/// on the H100, 20.7 µs and 24.0-24.2 on the H200; at 5 * 2^20 the two
-/// were even on the H100 (23.3 and 23.4 µs) and the walk faster on the
-/// H200 (19.1-19.3 µs against 20.1).
-inline constexpr std::int64_t kGroupedPerTileBelowBytes = std::int64_t{24} << 20;
-/// ... and for 8-byte types (kGroupedPerTileWide) below this many: 32 MiB,
-/// 2^22 elements.
+/// Deterministic runs the grouped walk per tile for 8-byte types
+/// (kGroupedPerTileWide) below this many bytes: 32 MiB, 2^22 elements.
+/// (4-byte types run it as long as its tiles fit one wave: fits_one_wave().)
 inline constexpr std::int64_t kGroupedPerTileWideBelowBytes = std::int64_t{32} << 20;
+/// Deterministic's 4-byte scans below this many bytes of input (64 MiB,
+/// 2^24 elements) take kOverlappedSmall instead of overlapped where
+/// overlapped's last round of tiles would be less than kThinLastRound
+/// full. Measured (sums, launched early, five runs) from 2^22 to 2^24
+/// elements in steps of 2^18 and 2^20: overlapped's worst sizes were those
+/// just past a whole number of rounds, 4.75, 5 and 7 * 2^20 elements (last
+/// rounds 5%, 16% and 2% full), where it ran at 0.91-0.99x CUB on the
+/// H200 and 0.98-1.05x on the H100, the smaller tiles at 1.01-1.11x and
+/// 1.08-1.17x.
+inline constexpr std::int64_t kLastRoundBelowBytes = std::int64_t{64} << 20;
+/// ... a third. Below, the smaller tiles were the faster at every size
+/// measured on both GPUs (last rounds 2% to 31% full); from 34% on,
+/// overlapped was faster or the two within 1%.
+inline constexpr double kThinLastRound = 1.0 / 3.0;
 /// Deterministic launches its 4-byte per-tile walk early (early_launch())
 /// from this many bytes of input on: 16 MiB, 2^22 elements, where (float)
 /// it took 14.9-15.0 µs launched this way against 16.5-16.6 with the
@@ -324,11 +362,11 @@ inline constexpr std::int64_t kGroupedPerTileWideBelowBytes = std::int64_t{32} <
 /// it paid on at most one GPU: at 2^21 0.6 µs faster on the H100 but even
 /// on the H200, at 2^20 and 2^16 slower on the H100 (9.3 µs against 8.7,
 /// 9.1 against 7.1). The 8-byte walk per tile was not timed launched early
-/// and keeps the memset. The rings, which run from 24 MiB (8-byte: 32
-/// MiB), are always launched early.
+/// and keeps the memset. The rings, which take over where the walk per
+/// tile stops, are always launched early.
 inline constexpr std::int64_t kEarlyLaunchFromBytes = std::int64_t{16} << 20;
-/// On the H100, deterministic's 4-byte sums, max and min take overlapped
-/// below this many bytes of input (and from kGroupedPerTileBelowBytes on):
+/// On the H100, deterministic's 4-byte sums, max and min take the rings of
+/// overlapped's kernel below this many bytes of input:
 /// 64 MiB, 2^24 elements of 4 bytes. At 2^23 elements it took 32.6 µs
 /// against 36.1-36.6 for kDeterministic; from 2^24 to 2^26 the two were
 /// within 2% either way, and at 2^28 and 2^30 kDeterministic was 0.8% and

@@ -131,6 +131,20 @@ void add_sweep_points(std::vector<Variant>& v) {
             as(Role::sweep, early_launch(kDeterministic))>(v);
   add_sweep<WideSumCombos, early_launch(kGroupedPerTileWide), early_launch(kWideDeterministic),
             early_launch(kWideDeterministicH200)>(v);
+  // Between 5 and 8 * 2^20 4-byte elements (20 to 32 MiB), launched early:
+  // rings of smaller or larger tiles and of two groups per trip, overlapped
+  // with the prefetch, and the grouped walk per tile in other shapes (256 x
+  // 40: 5 * 2^20 elements in one wave of four blocks an SM; 128 x 32 at eight).
+  add_sweep<SweepCombos, early_launch(refill_in_look_back(wide(4, bulk(128, 12, 3, kSpin, Walk::grouped)))),
+            early_launch(kOverlappedSmall),
+            early_launch(refill_in_look_back(wide(4, bulk(128, 28, 3, kSpin, Walk::grouped)))),
+            early_launch(refill_in_look_back(wide(2, bulk(128, 36, 3, kSpin, Walk::grouped)))),
+            early_launch(refill_in_look_back(wide(4, bulk(256, 16, 3, kSpin, Walk::grouped)))),
+            early_launch(kOverlappedAhead), early_launch(grouped(wide(4, per_tile(128, 32, Io::warp, kSpin, 8)))),
+            early_launch(grouped(wide(4, per_tile(128, 48, Io::warp, kSpin)))),
+            early_launch(grouped(wide(4, per_tile(256, 24, Io::warp, kSpin, 4)))),
+            early_launch(grouped(wide(8, per_tile(256, 32, Io::warp, kSpin, 4)))),
+            early_launch(grouped(wide(4, per_tile(256, 40, Io::warp, kSpin, 4))))>(v);
   // Overlapped's recipe with the prefetch into L2 of deterministic's, for
   // every type and operator (until kWideDeterministicH200, deterministic's
   // 8-byte recipe on the H200).
