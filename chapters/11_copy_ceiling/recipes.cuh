@@ -148,8 +148,10 @@ struct CopyCeiling {
   template <class T>
   using State = TileState<R.state, T>;
   /// How a per-tile kernel moves its tile: warp-private or block-wide
-  /// transposes, with or without the prefetch into L2.
+  /// transposes.
   using Moves = std::conditional_t<R.io == Io::warp, WarpTileIo, ch10::BlockTileIo>;
+  /// The same, with the input prefetched into L2 R.ahead bytes ahead if
+  /// the recipe asks for it.
   using Mover = std::conditional_t<R.ahead == 0, Moves, PrefetchingIo<Moves, R.ahead>>;
   /// A bulk kernel's threads: a specialized one has a look-back warp more.
   static constexpr int kBulkThreads = R.kernel == Kernel::specialized ? R.threads + kWarpSize : R.threads;
