@@ -129,7 +129,7 @@ struct Deterministic {
         f.template operator()<early_launch(kWideDeterministic)>();  // overlapped's stage bytes, 2 MiB ahead in L2
       }
     } else if (bytes < kLastRoundBelowBytes && last_round_fill<kOverlapped, T, Op>(n) < kThinLastRound) {
-      f.template operator()<early_launch(kOverlappedSmall)>();  // more, shorter rounds: a fuller last one
+      f.template operator()<early_launch(kOverlappedSmall)>();  // smaller tiles: a thin last round ends sooner
     } else if (h200) {
       f.template operator()<early_launch(kOverlapped)>();  // the ring refilled during the look-back
     } else if constexpr (std::is_same_v<Op, AffineCompose>) {

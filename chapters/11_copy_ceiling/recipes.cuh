@@ -297,14 +297,16 @@ inline constexpr Recipe kDeterministic =
 /// tiles of 128 x 36 (nine vectors per thread: no bank conflicts and no
 /// selects), three stages refilled while warp 0 looks back, four blocks
 /// per SM: the fastest measured on the H200 for large inputs, and on the
-/// H100 from 6 * 2^20 to below 2^24 4-byte elements (and for the affine
-/// maps from 6 * 2^20 up); bitwise reproducible.
+/// H100 below 2^24 4-byte elements (and for the affine maps at every
+/// size) where the walk per tile has stopped and the last round is not
+/// thin (kThinLastRound); bitwise reproducible.
 inline constexpr Recipe kOverlapped =
     as(Role::overlapped, refill_in_look_back(wide(4, bulk(128, 36, 3, ch10::kSpin, Walk::grouped))));
 /// Overlapped in smaller tiles, 128 x 20 (five 16-byte vectors per thread,
-/// stages of 10 KiB): a ring of more, shorter rounds, for 4-byte inputs
-/// below kLastRoundBelowBytes where overlapped's last round would be thin
-/// (last_round_fill()).
+/// stages of 10 KiB), for 4-byte inputs below kLastRoundBelowBytes where
+/// overlapped's last round would be thin (last_round_fill()): the few
+/// blocks left working in such a round finish smaller tiles sooner (our
+/// reading; not profiled).
 inline constexpr Recipe kOverlappedSmall =
     refill_in_look_back(wide(4, bulk(128, 20, 3, ch10::kSpin, Walk::grouped)));
 /// Overlapped with deterministic's prefetch, the input 2 MiB ahead into L2
@@ -349,13 +351,14 @@ inline constexpr std::int64_t kGroupedPerTileWideBelowBytes = std::int64_t{32} <
 /// full. Measured (sums, launched early, five runs) from 2^22 to 2^24
 /// elements in steps of 2^18 and 2^20: overlapped's worst sizes were those
 /// just past a whole number of rounds, 4.75, 5 and 7 * 2^20 elements (last
-/// rounds 5%, 16% and 2% full), where it ran at 0.91-0.99x CUB on the
-/// H200 and 0.98-1.05x on the H100, the smaller tiles at 1.01-1.11x and
-/// 1.08-1.17x.
+/// rounds 5%, 16% and 2% full), where it ran (float) at 0.91-0.99x CUB
+/// on the H200 and 0.96-1.04x on the H100, the smaller tiles at
+/// 1.01-1.11x and 1.09-1.16x.
 inline constexpr std::int64_t kLastRoundBelowBytes = std::int64_t{64} << 20;
-/// ... a third. Below, the smaller tiles were the faster at every size
-/// measured on both GPUs (last rounds 2% to 31% full); from 34% on,
-/// overlapped was faster or the two within 1%.
+/// ... a third. Below 64 MiB, with a last round up to 31% full, the
+/// smaller tiles were the faster in every case measured (int32 and float,
+/// both GPUs); from 34% on, overlapped in 53 of 60, and the smaller tiles
+/// by at most 2.9% in the others.
 inline constexpr double kThinLastRound = 1.0 / 3.0;
 /// Deterministic launches its 4-byte per-tile walk early (early_launch())
 /// from this many bytes of input on: 16 MiB, 2^22 elements, where (float)

@@ -132,7 +132,7 @@ void add_sweep_points(std::vector<Variant>& v) {
   add_sweep<WideSumCombos, early_launch(kGroupedPerTileWide), early_launch(kWideDeterministic),
             early_launch(kWideDeterministicH200)>(v);
   // Between 5 and 8 * 2^20 4-byte elements (20 to 32 MiB), launched early:
-  // rings of smaller or larger tiles and of two groups per trip, overlapped
+  // rings of smaller tiles and of two groups per trip, overlapped
   // with the prefetch, and the grouped walk per tile in other shapes (256 x
   // 40: 5 * 2^20 elements in one wave of four blocks an SM; 128 x 32 at eight).
   add_sweep<SweepCombos, early_launch(refill_in_look_back(wide(4, bulk(128, 12, 3, kSpin, Walk::grouped)))),
