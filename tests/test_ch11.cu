@@ -1,16 +1,23 @@
 // Chapter 11 beyond the generic suite: the grouped look-back on tile states
-// laid out by hand. A real scan walks past more than 32 groups only when
+// laid out by hand (a real scan walks past more than 32 groups only when
 // its timing happens to leave that many unpublished, so the walk's second
-// path (the farther groups loaded again) gets a test of its own here.
+// path, the farther groups loaded again, gets a test of its own here), and
+// deterministic at the sizes where its dispatch leaves overlapped for a
+// thin last round, with every 4-byte operator (the generic suite's large
+// sizes never reach those recipes).
 #include "copy_ceiling.cuh"
 #include "support.hpp"
 
 #include <scan/device_buffer.hpp>
 #include <scan/generate.hpp>
+#include <scan/harness.hpp>
+#include <scan/verify.hpp>
 
 #include <catch2/catch_test_macros.hpp>
 
 #include <cstdint>
+#include <cstring>
+#include <string>
 #include <vector>
 
 using namespace scan;
@@ -116,4 +123,55 @@ TEST_CASE("the grouped walk past more than 32 groups and from a group prefix, in
   check_walks<1>();
   check_walks<2>();  // kGroupedPerTile's
   check_walks<4>();  // kGroupedPerTileH200's and the rings'
+}
+
+namespace {
+
+/// The name of the recipe deterministic runs for n elements of T combined by Op, unseeded.
+template <class T, class Op>
+std::string deterministic_recipe(std::int64_t n) {
+  std::string name;
+  ch11::Deterministic::dispatch<T, Op>(n, /*seeded=*/false,
+                                       [&]<ch11::Recipe R>() { name = ch11::CopyCeiling<R>::info().name; });
+  return name;
+}
+
+}  // namespace
+
+TEST_CASE("deterministic where overlapped's last round is thin, every 4-byte operator", "[gpu][ch11]") {
+  test::require_gpu(ch11::kNeedsHopper);
+  const Variant* deterministic = ch11::chapter().find("deterministic");
+  REQUIRE(deterministic != nullptr);
+  const bool h200 = ch11::tuned_on_current_device() == ch11::TunedOn::h200;
+  const std::string ring = ch11::CopyCeiling<ch11::early_launch(ch11::kOverlappedSmall)>::info().name;
+  const std::string walk = ch11::CopyCeiling<ch11::early_launch(ch11::kGroupedPerTileSmallH200)>::info().name;
+  // Odd sizes just past two rounds of overlapped's tiles (4.75 and 5 * 2^20
+  // elements: last rounds 5% and 16% full on 132 SMs), and just past
+  // three (7 * 2^20: 2%), where the H200 too takes the ring.
+  struct Case {
+    std::int64_t n;
+    std::string recipe;  // what the dispatch must choose, so the case tests what it says
+  };
+  const Case cases[] = {{(std::int64_t{19} << 18) + 3, h200 ? walk : ring},
+                        {(std::int64_t{5} << 20) + 3, h200 ? walk : ring},
+                        {(std::int64_t{7} << 20) + 3, ring}};
+  for_each_combo<ScanCombos>([&]<class T, class Op>() {
+    if constexpr (sizeof(T) == 4) {
+      for (const Case& c : cases) {
+        INFO("n = " << c.n << ", " << dtype_name(dtype_of<T>()) << " " << op_name(op_id_of<Op>()));
+        REQUIRE(deterministic_recipe<T, Op>(c.n) == c.recipe);
+        // Real-valued float sums round, so the two runs below can only
+        // agree bit for bit if the order of additions is fixed.
+        const Distribution dist = std::is_floating_point_v<T> ? Distribution::real_valued : Distribution::typical;
+        Harness<T> harness(Where::device, generate_input<T>(c.n, 4242 + static_cast<std::uint64_t>(c.n), dist));
+        for (Kind kind : {Kind::inclusive, Kind::exclusive}) {
+          INFO(kind_name(kind));
+          const std::vector<T> first = harness.run_once(*deterministic, op_id_of<Op>(), kind, 0, nullptr);
+          CHECK(verify_scan(harness.input(), first, kind, Op{}, harness.restarts(0)).describe() == "");
+          const std::vector<T>& second = harness.run_once(*deterministic, op_id_of<Op>(), kind, 0, nullptr);
+          CHECK(std::memcmp(first.data(), second.data(), first.size() * sizeof(T)) == 0);
+        }
+      }
+    }
+  });
 }

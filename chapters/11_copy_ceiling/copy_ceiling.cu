@@ -38,6 +38,7 @@ std::string recipe_name(const Recipe& r) {
   if (r.windows > 1) s += "-wide" + std::to_string(r.windows);
   const std::string ahead = r.ahead != 0 ? "-ahead" + std::to_string(r.ahead >> 20) + "M" : "";
   if (r.early_launch) s += "-early-launch";
+  if (r.even_rounds) s += "-even-rounds";
   if (r.walk == Walk::none) return s + "-tile-wise" + ahead;
   s += r.wait.settle_ns != 0 ? "-settle" + std::to_string(r.wait.settle_ns) : "-spin";
   if (r.wait.first_nap_ns != 0 && r.wait.first_nap_ns != 640) s += "-nap" + std::to_string(r.wait.first_nap_ns);
@@ -60,6 +61,7 @@ std::string recipe_summary(const Recipe& r) {
   s += r.state == StateKind::packed ? ", status and value in one word" : ", status and value apart";
   if (r.ahead != 0) s += ", prefetches the input " + std::to_string(r.ahead >> 20) + " MiB ahead into L2";
   if (r.early_launch) s += ", launched while a kernel clears its states (programmatic dependent launch)";
+  if (r.even_rounds) s += ", no more blocks than deal the tiles in full rounds";
   if (r.walk == Walk::none) return s + ", no look-back: each tile scanned on its own (a building block)";
   s += r.walk == Walk::grouped ? ", look-back in fixed groups (reproducible floats)" : "";
   if (r.windows > 1) s += ", look-back reads " + std::to_string(r.windows) + " windows per trip";

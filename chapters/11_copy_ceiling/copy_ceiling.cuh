@@ -65,6 +65,14 @@ bool fits_one_wave(std::int64_t n) {
   return ceil_div(n, std::int64_t{CopyCeiling<R>::kTile}) <= CopyCeiling<R>::template resident<T, Op>();
 }
 
+/// How many waves n elements' tiles make for recipe R (the walk per tile):
+/// its tiles over the blocks the device holds at once.
+template <Recipe R, class T, class Op>
+double waves(std::int64_t n) {
+  const std::int64_t tiles = ceil_div(n, std::int64_t{CopyCeiling<R>::kTile});
+  return static_cast<double>(tiles) / CopyCeiling<R>::template resident<T, Op>();
+}
+
 /// How full the last round of tiles is when the persistent blocks of
 /// recipe R (a ring) share n elements' tiles, in (0, 1]: the tiles left
 /// after whole rounds of one tile per block, over the blocks. A block
@@ -129,7 +137,11 @@ struct Deterministic {
         f.template operator()<early_launch(kWideDeterministic)>();  // overlapped's stage bytes, 2 MiB ahead in L2
       }
     } else if (bytes < kLastRoundBelowBytes && last_round_fill<kOverlapped, T, Op>(n) < kThinLastRound) {
-      f.template operator()<early_launch(kOverlappedSmall)>();  // smaller tiles: a thin last round ends sooner
+      if (h200 && waves<kGroupedPerTileSmallH200, T, Op>(n) <= kSmallWalkWavesUpTo) {
+        f.template operator()<early_launch(kGroupedPerTileSmallH200)>();  // both rings thin: one tile a block
+      } else {
+        f.template operator()<early_launch(kOverlappedSmall)>();  // smaller tiles: a thin last round ends sooner
+      }
     } else if (h200) {
       f.template operator()<early_launch(kOverlapped)>();  // the ring refilled during the look-back
     } else if constexpr (std::is_same_v<Op, AffineCompose>) {

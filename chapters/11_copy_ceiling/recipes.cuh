@@ -38,6 +38,7 @@ struct Recipe {
   std::size_t ahead = 0;             ///< bytes of input between a tile taken and the one prefetched into L2 (0: none)
   bool refill_in_look_back = false;  ///< bulk: refills the ring during the look-back (a thread of warp 1)
   bool early_launch = false;         ///< clears the states with a kernel and launches the scan behind it early
+  bool even_rounds = false;          ///< bulk: launches only as many blocks as deal the tiles in full rounds
   Role role = Role::sweep;           ///< a variant, or a sweep point
 };
 
@@ -85,6 +86,12 @@ constexpr Recipe refill_in_look_back(Recipe r) {
 /// launch before that kernel has finished (launch_scan()).
 constexpr Recipe early_launch(Recipe r) {
   r.early_launch = true;
+  return r;
+}
+/// The same bulk recipe, launching no more blocks than share its tiles in
+/// rounds that are all full (even_round_blocks()).
+constexpr Recipe even_rounds(Recipe r) {
+  r.even_rounds = true;
   return r;
 }
 /// A recipe as one of the chapter's variants.
@@ -138,6 +145,18 @@ void launch_scan(void (*kernel)(Params...), unsigned blocks, int threads, std::s
   }
 }
 // [early launch]
+
+// [even rounds]
+/// Blocks for a persistent ring that deals `tiles` tiles in the fewest
+/// rounds `held` resident blocks need, every round full (the last one
+/// short by less than a tile per round). 1,081 tiles on 528 blocks take
+/// three rounds either way, but 361 blocks deal them as 361, 361 and 359,
+/// where 528 would leave a last round of 25 tiles, 5% full.
+inline unsigned even_round_blocks(unsigned tiles, unsigned held) {
+  const unsigned rounds = ceil_div(tiles, held);
+  return ceil_div(tiles, rounds);
+}
+// [even rounds]
 
 /// Registry entry for a Recipe.
 template <Recipe R>
@@ -238,9 +257,11 @@ struct CopyCeiling {
       // asked, once per device: both off the timed path.
       const int held = resident<T, Op>();
       // Persistent blocks: as many as the device holds at once, no more
-      // than there are tiles. The tiles of the first wave skip the settle.
-      const unsigned blocks = std::min<unsigned>(tiles, static_cast<unsigned>(held));
-      wait.first_settling_tile = static_cast<unsigned>(held);
+      // than there are tiles (even_rounds: fewer, so that no round is
+      // thin). The tiles of the first wave skip the settle.
+      const unsigned blocks = R.even_rounds ? even_round_blocks(tiles, static_cast<unsigned>(held))
+                                            : std::min<unsigned>(tiles, static_cast<unsigned>(held));
+      wait.first_settling_tile = blocks;
       launch_scan<R.early_launch>(kernel<T, Op>(), blocks, kBulkThreads, kBulkBytes<T>, r.stream, r.in, r.out, r.n,
                                   r.kind, launch.ticket, launch.state, wait, op, r.seed,
                                   tiles_ahead<T>(R.ahead, kTile));
@@ -360,6 +381,25 @@ inline constexpr std::int64_t kLastRoundBelowBytes = std::int64_t{64} << 20;
 /// both GPUs); from 34% on, overlapped in 53 of 60, and the smaller tiles
 /// by at most 2.9% in the others.
 inline constexpr double kThinLastRound = 1.0 / 3.0;
+/// The H200's walk per tile for where both rings' last rounds are thin:
+/// 128 x 32 tiles in blocks of 128 threads, the registers capped at 64 a
+/// thread (eight blocks an SM at least; the sums take 56, and nine fit),
+/// four groups per trip. The rings of 128 x 36 and 128 x 20 tiles deal
+/// about the same elements per round, 2.43 and 2.37 million on 132 SMs
+/// (their stages fill an SM's shared memory either way), so just past two
+/// rounds both are thin. There this walk won: at 4.75 * 2^20 elements
+/// (float, five runs) 1.10x CUB, against 1.03x for the ring of 128 x 20
+/// tiles and 0.92x for overlapped.
+inline constexpr Recipe kGroupedPerTileSmallH200 =
+    grouped(wide(4, per_tile(128, 32, Io::warp, ch10::kSpin, 8)));
+/// On the H200, deterministic takes kGroupedPerTileSmallH200 instead of
+/// the ring of 128 x 20 tiles where overlapped's last round is thin and
+/// the walk's tiles make at most this many waves (waves()). For sums on
+/// 132 SMs that is the whole thin stretch after two of overlapped's
+/// rounds, 4.64 to 5.41 * 2^20 elements (one wave of the walk, 1,188
+/// blocks of 4,096 elements, is exactly two of those rounds); after three
+/// rounds, at 7 * 2^20 (1.5 waves), the ring won (1.16x against 0.97x).
+inline constexpr double kSmallWalkWavesUpTo = 1.2;
 /// Deterministic launches its 4-byte per-tile walk early (early_launch())
 /// from this many bytes of input on: 16 MiB, 2^22 elements, where (float)
 /// it took 14.9-15.0 µs launched this way against 16.5-16.6 with the

@@ -140,11 +140,15 @@ void add_sweep_points(std::vector<Variant>& v) {
             early_launch(refill_in_look_back(wide(4, bulk(128, 28, 3, kSpin, Walk::grouped)))),
             early_launch(refill_in_look_back(wide(2, bulk(128, 36, 3, kSpin, Walk::grouped)))),
             early_launch(refill_in_look_back(wide(4, bulk(256, 16, 3, kSpin, Walk::grouped)))),
-            early_launch(kOverlappedAhead), early_launch(grouped(wide(4, per_tile(128, 32, Io::warp, kSpin, 8)))),
+            early_launch(kOverlappedAhead), early_launch(kGroupedPerTileSmallH200),
             early_launch(grouped(wide(4, per_tile(128, 48, Io::warp, kSpin)))),
             early_launch(grouped(wide(4, per_tile(256, 24, Io::warp, kSpin, 4)))),
             early_launch(grouped(wide(8, per_tile(256, 32, Io::warp, kSpin, 4)))),
             early_launch(grouped(wide(4, per_tile(256, 40, Io::warp, kSpin, 4))))>(v);
+  // The rings of 128 x 36, 28 and 20 tiles with no more blocks than deal
+  // their tiles in full rounds.
+  add_sweep<SweepCombos, as(Role::sweep, even_rounds(early_launch(kOverlapped))), even_rounds(early_launch(kOverlappedSmall)),
+            even_rounds(early_launch(refill_in_look_back(wide(4, bulk(128, 28, 3, kSpin, Walk::grouped)))))>(v);
   // Overlapped's recipe with the prefetch into L2 of deterministic's, for
   // every type and operator (until kWideDeterministicH200, deterministic's
   // 8-byte recipe on the H200).
