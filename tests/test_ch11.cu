@@ -15,6 +15,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -147,19 +148,23 @@ TEST_CASE("deterministic where overlapped's last round is thin, every 4-byte ope
   const std::string walk = ch11::CopyCeiling<ch11::early_launch(ch11::kGroupedPerTileSmallH200)>::info().name;
   // Odd sizes just past two rounds of overlapped's tiles (4.75 and 5 * 2^20
   // elements: last rounds 5% and 16% full on 132 SMs), and just past
-  // three (7 * 2^20: 2%), where the H200 too takes the ring.
+  // three (7 * 2^20: 2%), where the H200 too takes the ring. At 5 * 2^20
+  // the H200's choice depends on how many blocks of the walk an SM holds
+  // (the affine maps need more registers than the sums), so either will do.
   struct Case {
     std::int64_t n;
-    std::string recipe;  // what the dispatch must choose, so the case tests what it says
+    std::vector<std::string> recipes;  // what the dispatch may choose, so the case tests what it says
   };
-  const Case cases[] = {{(std::int64_t{19} << 18) + 3, h200 ? walk : ring},
-                        {(std::int64_t{5} << 20) + 3, h200 ? walk : ring},
-                        {(std::int64_t{7} << 20) + 3, ring}};
+  const Case cases[] = {{(std::int64_t{19} << 18) + 3, {h200 ? walk : ring}},
+                        {(std::int64_t{5} << 20) + 3, h200 ? std::vector<std::string>{walk, ring} : std::vector{ring}},
+                        {(std::int64_t{7} << 20) + 3, {ring}}};
   for_each_combo<ScanCombos>([&]<class T, class Op>() {
     if constexpr (sizeof(T) == 4) {
       for (const Case& c : cases) {
         INFO("n = " << c.n << ", " << dtype_name(dtype_of<T>()) << " " << op_name(op_id_of<Op>()));
-        REQUIRE(deterministic_recipe<T, Op>(c.n) == c.recipe);
+        const std::string recipe = deterministic_recipe<T, Op>(c.n);
+        INFO("deterministic runs " << recipe);
+        REQUIRE(std::find(c.recipes.begin(), c.recipes.end(), recipe) != c.recipes.end());
         // Real-valued float sums round, so the two runs below can only
         // agree bit for bit if the order of additions is fixed.
         const Distribution dist = std::is_floating_point_v<T> ? Distribution::real_valued : Distribution::typical;
