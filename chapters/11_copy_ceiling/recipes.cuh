@@ -377,9 +377,10 @@ inline constexpr std::int64_t kGroupedPerTileWideBelowBytes = std::int64_t{32} <
 /// 1.01-1.11x and 1.09-1.16x.
 inline constexpr std::int64_t kLastRoundBelowBytes = std::int64_t{64} << 20;
 /// ... a third. Below 64 MiB, with a last round up to 31% full, the
-/// smaller tiles were the faster in every case measured (int32 and float,
-/// both GPUs); from 34% on, overlapped in 53 of 60, and the smaller tiles
-/// by at most 2.9% in the others.
+/// smaller tiles were the faster in every case of the 2^18 grid (int32
+/// and float, both GPUs); from 34% on, overlapped in 53 of 60, and the
+/// smaller tiles by at most 2.9% in the others. (On a 2^16 grid around
+/// 4.75 * 2^20, overlapped was the faster at 8% and 10% full.)
 inline constexpr double kThinLastRound = 1.0 / 3.0;
 /// The H200's walk per tile for where both rings' last rounds are thin:
 /// 128 x 32 tiles in blocks of 128 threads, the registers capped at 64 a
@@ -397,8 +398,11 @@ inline constexpr Recipe kGroupedPerTileSmallH200 =
 /// the walk's tiles make at most this many waves (waves()). For sums on
 /// 132 SMs that is the whole thin stretch after two of overlapped's
 /// rounds, 4.64 to 5.41 * 2^20 elements (one wave of the walk, 1,188
-/// blocks of 4,096 elements, is exactly two of those rounds); after three
-/// rounds, at 7 * 2^20 (1.5 waves), the ring won (1.16x against 0.97x).
+/// blocks of 4,096 elements, is exactly two of those rounds). The walk
+/// led the ring from 4.6875 to 5 * 2^20 (float, five runs); at 5.25 *
+/// 2^20, inside the stretch, the ring led (1.06x against 1.04x), and
+/// after three rounds, at 7 * 2^20 (1.5 waves), by far (1.12x against
+/// 0.95x).
 inline constexpr double kSmallWalkWavesUpTo = 1.2;
 /// Deterministic launches its 4-byte per-tile walk early (early_launch())
 /// from this many bytes of input on: 16 MiB, 2^22 elements, where (float)
