@@ -147,7 +147,8 @@ void add_sweep_points(std::vector<Variant>& v) {
             early_launch(grouped(wide(4, per_tile(256, 40, Io::warp, kSpin, 4))))>(v);
   // The rings of 128 x 36, 28 and 20 tiles with no more blocks than deal
   // their tiles in full rounds.
-  add_sweep<SweepCombos, as(Role::sweep, even_rounds(early_launch(kOverlapped))), even_rounds(early_launch(kOverlappedSmall)),
+  add_sweep<SweepCombos, as(Role::sweep, even_rounds(early_launch(kOverlapped))),
+            even_rounds(early_launch(kOverlappedSmall)),
             even_rounds(early_launch(refill_in_look_back(wide(4, bulk(128, 28, 3, kSpin, Walk::grouped)))))>(v);
   // Overlapped's recipe with the prefetch into L2 of deterministic's, for
   // every type and operator (until kWideDeterministicH200, deterministic's
